@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# rdma_mrc: top-level build.
+#
+#   make            install missing build deps, build rdma_mrc.ko for KVER,
+#                   rdma-core with the mrc provider, and the selftests
+#   make install    copy what `make` built into the system (no download,
+#                   no rebuild; works inside offline guests)
+#   make check      build for the test kernel, boot it under QEMU, install,
+#                   run the kselftests (TAP, then "N passed, N failed")
+#   make demo       boot a guest with two hosts and show the devices
+#   make KVER=...   build the module for another installed kernel
+#
+# When make is not run inside the kernel build (Kbuild is read there).
+
+TOP		:= $(CURDIR)
+CACHE		?= $(TOP)/.cache
+BUILD		?= $(TOP)/build
+export MRC_CACHE := $(CACHE)
+export MRC_BUILD := $(BUILD)
+
+KVER		?= $(shell $(TOP)/scripts/kver)
+TEST_KVER	= $(shell $(TOP)/scripts/kver --test)
+KDIR		?= /lib/modules/$(KVER)/build
+MODDIR		:= drivers/infiniband/sw/mrc
+VM_TIMEOUT	?= 1500
+
+.PHONY: all deps module provider selftests tools install check demo clean help
+
+all: deps
+	$(MAKE) module provider selftests tools
+
+help:
+	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+
+deps:
+	@$(TOP)/scripts/install-deps
+
+module:
+	$(MAKE) -C $(KDIR) M=$(TOP) modules
+	@echo $(KVER) > $(MODDIR)/.kver
+
+provider:
+	$(TOP)/scripts/build-rdma-core
+
+selftests:
+	$(MAKE) -C tools/testing/selftests/mrc
+
+tools:
+
+install:
+	$(TOP)/scripts/install-built
+
+check: deps
+	$(MAKE) module KVER=$(TEST_KVER)
+	$(MAKE) provider selftests tools
+	$(TOP)/scripts/vm-run --timeout $(VM_TIMEOUT) -- \
+		$(TOP)/tools/testing/selftests/mrc/run_tests.sh
+
+demo: deps
+	$(MAKE) module KVER=$(TEST_KVER)
+	$(MAKE) provider tools
+	$(TOP)/scripts/vm-run --timeout 600 -- $(TOP)/scripts/demo
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(TOP) clean
+	-$(MAKE) -C tools/testing/selftests/mrc clean
+	rm -rf $(BUILD) $(MODDIR)/.kver

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rdma_mrc: module entry, `rdma link add ... type mrc`, and the device's
+ * life cycle as its netdev comes and goes.
+ */
+#include <linux/if_arp.h>
+#include <linux/module.h>
+#include <rdma/rdma_netlink.h>
+
+#include "mrc.h"
+
+MODULE_AUTHOR("rdma_mrc developers");
+MODULE_DESCRIPTION("Software RDMA device speaking MRC (Multipath Reliable Connection) over UDP");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_ALIAS_RDMA_LINK("mrc");
+
+unsigned short mrc_param_udp_port = MRC_DEFAULT_UDP_PORT;
+module_param_named(udp_port, mrc_param_udp_port, ushort, 0444);
+MODULE_PARM_DESC(udp_port, "UDP destination port of MRC packets (default 4791, as RoCEv2)");
+
+static const int mrc_obj_limit[MRC_NUM_OBJ_TYPES] = {
+	[MRC_OBJ_UCONTEXT] = INT_MAX,
+	[MRC_OBJ_PD] = MRC_MAX_PD,
+	[MRC_OBJ_AH] = MRC_MAX_AH,
+	[MRC_OBJ_CQ] = MRC_MAX_CQ,
+	[MRC_OBJ_QP] = MRC_MAX_QP,
+	[MRC_OBJ_MR] = MRC_MAX_MR,
+};
+
+/* Count one more object of @type; -ENOMEM past the device limit. */
+int mrc_obj_get(struct mrc_dev *dev, enum mrc_obj_type type)
+{
+	if (atomic_inc_return(&dev->obj_count[type]) > mrc_obj_limit[type]) {
+		atomic_dec(&dev->obj_count[type]);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void mrc_obj_put(struct mrc_dev *dev, enum mrc_obj_type type)
+{
+	WARN_ON(atomic_dec_return(&dev->obj_count[type]) < 0);
+}
+
+/* Give up the namespace's UDP tunnel; once, whoever comes first. */
+static void mrc_dev_release_net(struct mrc_dev *dev)
+{
+	struct mrc_net *mn = xchg(&dev->net, NULL);
+
+	if (mn)
+		mrc_net_put(mn);
+}
+
+static int mrc_newlink(const char *name, struct net_device *ndev)
+{
+	struct ib_device *existing;
+	struct mrc_net *mn;
+	struct mrc_dev *dev;
+	int err;
+
+	if (ndev->type != ARPHRD_ETHER)
+		return -EPROTONOSUPPORT;
+
+	existing = ib_device_get_by_netdev(ndev, MRC_DRIVER_ID);
+	if (existing) {
+		ib_device_put(existing);
+		return -EEXIST;
+	}
+
+	dev = ib_alloc_device(mrc_dev, ibdev);
+	if (!dev)
+		return -ENOMEM;
+
+	dev->ndev = ndev;
+	spin_lock_init(&dev->port_lock);
+	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC);
+
+	mn = mrc_net_get(dev_net(ndev));
+	if (IS_ERR(mn)) {
+		err = PTR_ERR(mn);
+		goto err_dealloc;
+	}
+	dev->net = mn;
+
+	/* On failure the core calls dealloc_driver, which drops the net. */
+	err = mrc_register_device(dev, name);
+	if (err)
+		goto err_dealloc;
+	return 0;
+
+err_dealloc:
+	mrc_dev_release_net(dev);
+	ib_dealloc_device(&dev->ibdev);
+	return err;
+}
+
+static struct rdma_link_ops mrc_link_ops = {
+	.type = "mrc",
+	.newlink = mrc_newlink,
+};
+
+/* ib_device_ops.dealloc_driver: the last reference to the device is gone. */
+void mrc_dealloc_driver(struct ib_device *ibdev)
+{
+	struct mrc_dev *dev = to_mdev(ibdev);
+
+	mrc_dev_release_net(dev);
+	WARN_ON(!xa_empty(&dev->qp_xa));
+	WARN_ON(!xa_empty(&dev->mr_xa));
+	xa_destroy(&dev->qp_xa);
+	xa_destroy(&dev->mr_xa);
+}
+
+static int mrc_netdev_event(struct notifier_block *nb, unsigned long event,
+			    void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct ib_device *ibdev;
+	struct mrc_dev *dev;
+
+	ibdev = ib_device_get_by_netdev(ndev, MRC_DRIVER_ID);
+	if (!ibdev)
+		return NOTIFY_DONE;
+	dev = to_mdev(ibdev);
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		/*
+		 * The namespace may be going away with its netdev: give the
+		 * socket back now, unregister the device asynchronously
+		 * (user contexts are disassociated there).
+		 */
+		mrc_dev_release_net(dev);
+		ib_unregister_device_queued(ibdev);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		mrc_port_update(dev);
+		break;
+	case NETDEV_CHANGEMTU:
+		mrc_port_mtu_changed(dev);
+		break;
+	default:
+		break;
+	}
+
+	ib_device_put(ibdev);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block mrc_netdev_notifier = {
+	.notifier_call = mrc_netdev_event,
+};
+
+static int __init mrc_init(void)
+{
+	int err;
+
+	err = mrc_net_init();
+	if (err)
+		return err;
+
+	err = register_netdevice_notifier(&mrc_netdev_notifier);
+	if (err)
+		goto err_net;
+
+	rdma_link_register(&mrc_link_ops);
+	return 0;
+
+err_net:
+	mrc_net_exit();
+	return err;
+}
+
+static void __exit mrc_exit(void)
+{
+	rdma_link_unregister(&mrc_link_ops);
+	ib_unregister_driver(MRC_DRIVER_ID);
+	unregister_netdevice_notifier(&mrc_netdev_notifier);
+	mrc_net_exit();
+}
+
+module_init(mrc_init);
+module_exit(mrc_exit);

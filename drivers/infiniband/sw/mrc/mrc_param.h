@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * rdma_mrc: limits, defaults and tunables, kept in one place.
+ *
+ * Module parameters (mrc_param_*) are defined in mrc_main.c; everything
+ * else here is a fixed property of the device.
+ */
+#ifndef MRC_PARAM_H
+#define MRC_PARAM_H
+
+#include <linux/types.h>
+#include <rdma/ib_verbs.h>
+
+/* RoCEv2's UDP destination port, which MRC keeps (module parameter). */
+#define MRC_DEFAULT_UDP_PORT		4791
+
+/* Identity reported by query_device. */
+#define MRC_VENDOR_ID			0	/* no IEEE OUI: software device */
+#define MRC_VENDOR_PART_ID		0x4d52	/* "MR" */
+#define MRC_HW_VER			1
+#define MRC_FW_VER			1
+#define MRC_NODE_DESC			"rdma_mrc"
+
+/* Object limits. */
+#define MRC_MAX_QP			16384
+#define MRC_MAX_QP_WR			16384
+#define MRC_MAX_SGE			32
+#define MRC_MAX_INLINE_DATA		512
+#define MRC_MAX_CQ			16384
+#define MRC_MAX_CQE			(64 * 1024)
+#define MRC_MAX_MR			(256 * 1024)
+#define MRC_MAX_PD			(64 * 1024)
+#define MRC_MAX_AH			(64 * 1024)
+#define MRC_MAX_MR_SIZE			BIT_ULL(40)
+#define MRC_MAX_MSG_SIZE		BIT(31)
+#define MRC_LOCAL_CA_ACK_DELAY		15
+
+/* Port properties. */
+#define MRC_PORT_NUM			1
+#define MRC_NUM_PORTS			1
+#define MRC_GID_TBL_LEN			128
+#define MRC_PKEY_TBL_LEN		1
+#define MRC_DEFAULT_PKEY		0xffff
+#define MRC_MAX_IB_MTU			IB_MTU_4096
+
+/*
+ * QP numbers: 0 and 1 are the IB special QPs (MRC has none), 0x2 is
+ * reserved by MRC for endpoint operations; user QPs start above the
+ * reserved range and wrap within 24 bits.
+ */
+#define MRC_QPN_ENDPOINT		0x2
+#define MRC_QPN_FIRST			0x10
+#define MRC_QPN_MAX			0xffffff
+#define MRC_PSN_MASK			0xffffff
+
+/* Verbs attribute ranges. */
+#define MRC_MAX_TIMEOUT			31
+#define MRC_MAX_RETRY_CNT		7
+#define MRC_MAX_RNR_RETRY		7
+
+/* Memory keys: an index into the device's MR table plus an 8-bit tag. */
+#define MRC_KEY_TAG_BITS		8
+#define MRC_KEY_TAG_MASK		((1U << MRC_KEY_TAG_BITS) - 1)
+#define MRC_MR_INDEX_FIRST		1
+#define MRC_MR_INDEX_MAX		((1U << (32 - MRC_KEY_TAG_BITS)) - 1)
+
+extern unsigned short mrc_param_udp_port;
+
+#endif /* MRC_PARAM_H */

@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rdma_mrc: queue pairs.  Creation and the rings, the verbs state machine
+ * (RESET -> INIT -> RTR -> RTS -> SQD / SQE / ERR) with the attributes each
+ * transition carries, and flushing outstanding work on error.
+ *
+ * Work requests posted before the QP reaches RTS wait in the send queue;
+ * RESET discards whatever is queued; ERR completes it with
+ * IB_WC_WR_FLUSH_ERR, as does any WR posted while in ERR.
+ */
+#include <linux/etherdevice.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "mrc.h"
+#include "mrc_hdr.h"
+
+/* Send WQE slots are rounded to this, so a slot never straddles two lines. */
+#define MRC_WQE_ALIGN		64
+
+static u32 mrc_sq_entry_size(const struct ib_qp_cap *cap)
+{
+	u32 data = max_t(u32, cap->max_send_sge * sizeof(struct mrc_sge),
+			 cap->max_inline_data);
+
+	return ALIGN(sizeof(struct mrc_send_wqe) + data, MRC_WQE_ALIGN);
+}
+
+static u32 mrc_rq_entry_size(const struct ib_qp_cap *cap)
+{
+	return ALIGN(sizeof(struct mrc_recv_wqe) +
+		     cap->max_recv_sge * sizeof(struct mrc_sge), MRC_WQE_ALIGN);
+}
+
+static int mrc_qp_check_init(struct mrc_dev *dev, struct ib_qp_init_attr *init)
+{
+	const struct ib_qp_cap *cap = &init->cap;
+
+	if (init->qp_type != IB_QPT_RC)
+		return -EOPNOTSUPP;
+	if (init->srq || init->create_flags || init->rwq_ind_tbl)
+		return -EOPNOTSUPP;
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	if (cap->max_send_wr > dev->attr.max_qp_wr ||
+	    cap->max_recv_wr > dev->attr.max_qp_wr ||
+	    cap->max_send_sge > dev->attr.max_send_sge ||
+	    cap->max_recv_sge > dev->attr.max_recv_sge ||
+	    cap->max_inline_data > MRC_MAX_INLINE_DATA)
+		return -EINVAL;
+	return 0;
+}
+
+/* Size the rings from the requested caps and report what was granted. */
+static int mrc_qp_init_queues(struct mrc_qp *qp, struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	u32 sq_size = mrc_sq_entry_size(cap);
+	int err;
+
+	err = mrc_queue_init(&qp->sq, max(cap->max_send_wr, 1U), sq_size);
+	if (err)
+		return err;
+	err = mrc_queue_init(&qp->rq, max(cap->max_recv_wr, 1U),
+			     mrc_rq_entry_size(cap));
+	if (err) {
+		mrc_queue_cleanup(&qp->sq);
+		return err;
+	}
+
+	cap->max_send_wr = qp->sq.num;
+	cap->max_recv_wr = qp->rq.num;
+	cap->max_inline_data = min_t(u32, MRC_MAX_INLINE_DATA,
+				     sq_size - sizeof(struct mrc_send_wqe));
+	qp->cap = *cap;
+	qp->sq_cons = 0;
+	qp->rq_cons = 0;
+	return 0;
+}
+
+int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata)
+{
+	struct mrc_dev *dev = to_mdev(ibqp->device);
+	struct mrc_ucontext *uctx = rdma_udata_to_drv_context(udata,
+			struct mrc_ucontext, ibuc);
+	struct mrc_qp *qp = to_mqp(ibqp);
+	struct mrc_create_qp_resp resp = {};
+	u32 qpn;
+	int err;
+
+	/* Kernel consumers are not supported: rings are for userspace. */
+	if (!uctx)
+		return -EOPNOTSUPP;
+	err = mrc_qp_check_init(dev, init);
+	if (err)
+		return err;
+
+	err = mrc_obj_get(dev, MRC_OBJ_QP);
+	if (err)
+		return err;
+
+	qp->dev = dev;
+	mutex_init(&qp->state_mutex);
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+	qp->state = IB_QPS_RESET;
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+
+	err = mrc_qp_init_queues(qp, init);
+	if (err)
+		goto err_obj;
+	err = mrc_queue_expose(&qp->sq, &uctx->ibuc, &resp.sq);
+	if (err)
+		goto err_queues;
+	err = mrc_queue_expose(&qp->rq, &uctx->ibuc, &resp.rq);
+	if (err)
+		goto err_queues;
+	resp.max_inline_data = qp->cap.max_inline_data;
+
+	err = xa_alloc_cyclic(&dev->qp_xa, &qpn, qp,
+			      XA_LIMIT(MRC_QPN_FIRST, MRC_QPN_MAX),
+			      &dev->qpn_next, GFP_KERNEL);
+	if (err < 0)
+		goto err_queues;
+	ibqp->qp_num = qpn;
+
+	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	if (err)
+		goto err_qpn;
+	return 0;
+
+err_qpn:
+	xa_erase(&dev->qp_xa, qpn);
+err_queues:
+	mrc_queue_cleanup(&qp->rq);
+	mrc_queue_cleanup(&qp->sq);
+err_obj:
+	mrc_obj_put(dev, MRC_OBJ_QP);
+	return err;
+}
+
+int mrc_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct mrc_qp *qp = to_mqp(ibqp);
+	struct mrc_dev *dev = qp->dev;
+
+	xa_erase(&dev->qp_xa, ibqp->qp_num);
+	mrc_queue_cleanup(&qp->rq);
+	mrc_queue_cleanup(&qp->sq);
+	mutex_destroy(&qp->state_mutex);
+	mrc_obj_put(dev, MRC_OBJ_QP);
+	return 0;
+}
+
+/* Entries the provider published that the kernel has not consumed yet. */
+static u32 mrc_queue_pending(struct mrc_queue *q, u32 cons)
+{
+	u32 n = mrc_index_read(&q->ctl->prod) - cons;
+
+	/* An index beyond the ring is the process's bug: take a full ring. */
+	return min(n, q->num);
+}
+
+static void mrc_flush_one(struct mrc_qp *qp, struct mrc_cq *cq, u64 wr_id,
+			  u32 opcode)
+{
+	struct mrc_cqe cqe = {
+		.wr_id = wr_id,
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = opcode,
+		.qp_num = qp->ibqp.qp_num,
+	};
+
+	mrc_cq_post(cq, &cqe, false);
+}
+
+/* Complete every queued send WQE with IB_WC_WR_FLUSH_ERR. */
+static void mrc_flush_sq(struct mrc_qp *qp)
+{
+	struct mrc_cq *cq = to_mcq(qp->ibqp.send_cq);
+	struct mrc_send_wqe *wqe;
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	for (n = mrc_queue_pending(&qp->sq, qp->sq_cons); n; n--) {
+		wqe = mrc_queue_slot(&qp->sq, qp->sq_cons);
+		mrc_flush_one(qp, cq, READ_ONCE(wqe->wr_id), MRC_CQE_RDMA_WRITE);
+		qp->sq_cons++;
+	}
+	mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+}
+
+/* Complete every posted receive WQE with IB_WC_WR_FLUSH_ERR. */
+static void mrc_flush_rq(struct mrc_qp *qp)
+{
+	struct mrc_cq *cq = to_mcq(qp->ibqp.recv_cq);
+	struct mrc_recv_wqe *wqe;
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	for (n = mrc_queue_pending(&qp->rq, qp->rq_cons); n; n--) {
+		wqe = mrc_queue_slot(&qp->rq, qp->rq_cons);
+		mrc_flush_one(qp, cq, READ_ONCE(wqe->wr_id), MRC_CQE_RECV);
+		qp->rq_cons++;
+	}
+	mrc_index_publish(&qp->rq.ctl->cons, qp->rq_cons);
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+}
+
+/* RESET: drop whatever is queued, without completions. */
+static void mrc_qp_discard(struct mrc_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	qp->sq_cons += mrc_queue_pending(&qp->sq, qp->sq_cons);
+	mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	qp->rq_cons += mrc_queue_pending(&qp->rq, qp->rq_cons);
+	mrc_index_publish(&qp->rq.ctl->cons, qp->rq_cons);
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+}
+
+static void mrc_qp_event(struct mrc_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/* Check and translate the address vector of INIT -> RTR into @path. */
+static int mrc_qp_set_path(struct mrc_qp *qp, const struct rdma_ah_attr *ah,
+			   struct mrc_qp_path *path)
+{
+	const struct ib_gid_attr *sgid_attr = ah->grh.sgid_attr;
+	bool dgid_v4, sgid_v4;
+
+	if (ah->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(ah) & IB_AH_GRH) || !sgid_attr)
+		return -EINVAL;
+	if (sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+
+	path->net_type = rdma_gid_attr_network_type(sgid_attr);
+	dgid_v4 = ipv6_addr_v4mapped((const struct in6_addr *)ah->grh.dgid.raw);
+	sgid_v4 = path->net_type == RDMA_NETWORK_IPV4;
+	if (dgid_v4 != sgid_v4)
+		return -EINVAL;
+
+	path->ah_attr = *ah;
+	path->ah_attr.grh.sgid_attr = NULL;
+	path->dgid = ah->grh.dgid;
+	path->sgid = sgid_attr->gid;
+	ether_addr_copy(path->dmac, ah->roce.dmac);
+	return 0;
+}
+
+/* Check the values of the attributes in @mask; nothing is changed. */
+static int mrc_qp_check_attr(struct mrc_qp *qp, const struct ib_qp_attr *attr,
+			     int mask)
+{
+	if (mask & (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE))
+		return -EOPNOTSUPP;
+	if ((mask & IB_QP_PORT) && attr->port_num != MRC_PORT_NUM)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= MRC_PKEY_TBL_LEN)
+		return -EINVAL;
+	if (mask & IB_QP_PATH_MTU) {
+		if (attr->path_mtu < IB_MTU_256 || attr->path_mtu > MRC_MAX_IB_MTU)
+			return -EINVAL;
+		if (ib_mtu_enum_to_int(attr->path_mtu) + MRC_MAX_DATA_OVERHEAD >
+		    READ_ONCE(qp->dev->ndev->mtu))
+			return -EINVAL;
+	}
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > MRC_QPN_MAX)
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > MRC_MAX_TIMEOUT)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > MRC_MAX_RETRY_CNT)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > MRC_MAX_RNR_RETRY)
+		return -EINVAL;
+	return 0;
+}
+
+/* Record the attributes of @mask.  RD atomic depths are kept, not used. */
+static void mrc_qp_store_attr(struct mrc_qp *qp, const struct ib_qp_attr *attr,
+			      int mask)
+{
+	struct ib_qp_attr *cur = &qp->attr;
+
+	if (mask & IB_QP_ACCESS_FLAGS)
+		cur->qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		cur->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		cur->port_num = attr->port_num;
+	if (mask & IB_QP_PATH_MTU)
+		cur->path_mtu = attr->path_mtu;
+	if (mask & IB_QP_DEST_QPN)
+		cur->dest_qp_num = attr->dest_qp_num;
+	if (mask & IB_QP_RQ_PSN)
+		cur->rq_psn = attr->rq_psn & MRC_PSN_MASK;
+	if (mask & IB_QP_SQ_PSN)
+		cur->sq_psn = attr->sq_psn & MRC_PSN_MASK;
+	if (mask & IB_QP_TIMEOUT)
+		cur->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		cur->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		cur->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		cur->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		cur->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		cur->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		cur->en_sqd_async_notify = attr->en_sqd_async_notify;
+}
+
+int mrc_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata)
+{
+	struct mrc_qp *qp = to_mqp(ibqp);
+	enum ib_qp_state cur, next;
+	struct mrc_qp_path path;
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+
+	mutex_lock(&qp->state_mutex);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+
+	err = -EINVAL;
+	if (cur != qp->state ||
+	    !ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask))
+		goto out;
+	err = mrc_qp_check_attr(qp, attr, mask);
+	if (err)
+		goto out;
+	if (mask & IB_QP_AV) {
+		err = mrc_qp_set_path(qp, &attr->ah_attr, &path);
+		if (err)
+			goto out;
+		qp->path = path;
+	}
+	mrc_qp_store_attr(qp, attr, mask);
+	qp->state = next;
+
+	switch (next) {
+	case IB_QPS_RESET:
+		mrc_qp_discard(qp);
+		break;
+	case IB_QPS_SQD:
+		/* Nothing is in flight before the data path runs. */
+		if (cur != IB_QPS_SQD && qp->attr.en_sqd_async_notify)
+			mrc_qp_event(qp, IB_EVENT_SQ_DRAINED);
+		break;
+	case IB_QPS_ERR:
+		mrc_flush_sq(qp);
+		mrc_flush_rq(qp);
+		break;
+	default:
+		break;
+	}
+out:
+	mutex_unlock(&qp->state_mutex);
+	return err;
+}
+
+int mrc_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init)
+{
+	struct mrc_qp *qp = to_mqp(ibqp);
+
+	mutex_lock(&qp->state_mutex);
+	*attr = qp->attr;
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->cap = qp->cap;
+	attr->ah_attr = qp->path.ah_attr;
+	attr->sq_draining = 0;
+	mutex_unlock(&qp->state_mutex);
+
+	memset(init, 0, sizeof(*init));
+	init->qp_type = IB_QPT_RC;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->cap = qp->cap;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+/*
+ * The doorbell.  The provider writes WQEs into the mapped ring and then
+ * posts an empty list; kernel consumers cannot create QPs here.
+ */
+int mrc_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr)
+{
+	struct mrc_qp *qp = to_mqp(ibqp);
+
+	if (wr) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		mrc_flush_sq(qp);
+	return 0;
+}
+
+int mrc_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr)
+{
+	struct mrc_qp *qp = to_mqp(ibqp);
+
+	if (wr) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		mrc_flush_rq(qp);
+	return 0;
+}

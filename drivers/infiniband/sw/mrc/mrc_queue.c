@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rdma_mrc: rings shared with userspace (SQ, RQ, CQ) and their mmap.
+ *
+ * A ring is vmalloc_user() memory: the control block with the two indices,
+ * then the slots.  It is exposed to a user context through an rdma mmap
+ * entry; the provider maps it on the context's command fd.  Pages inserted
+ * into a process stay referenced by its mapping, so freeing a ring while a
+ * process still maps it (destroy, device removal) never frees pages the
+ * process can reach.
+ */
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/vmalloc.h>
+#include <rdma/ib_verbs.h>
+
+#include "mrc.h"
+
+/**
+ * mrc_queue_init - allocate a ring of @num slots of @entry_size bytes
+ * @q: the ring
+ * @num: slot count, rounded up to a power of two
+ * @entry_size: bytes per slot, a multiple of 8
+ */
+int mrc_queue_init(struct mrc_queue *q, u32 num, u32 entry_size)
+{
+	size_t bytes;
+
+	if (!num || num > U32_MAX / 2 || !entry_size)
+		return -EINVAL;
+	num = roundup_pow_of_two(num);
+
+	if (check_mul_overflow((size_t)num, (size_t)entry_size, &bytes) ||
+	    check_add_overflow(bytes, (size_t)MRC_QUEUE_CTL_SIZE, &bytes))
+		return -EINVAL;
+
+	q->size = PAGE_ALIGN(bytes);
+	q->buf = vmalloc_user(q->size);
+	if (!q->buf)
+		return -ENOMEM;
+	q->num = num;
+	q->entry_size = entry_size;
+	q->ctl = q->buf;
+	q->mmap = NULL;
+	return 0;
+}
+
+/*
+ * Withdraw the ring from its context's mmap space and free it.  Once
+ * exposed, the memory belongs to the mmap entry: mrc_mmap_free() frees it
+ * when no mmap(2) call can be using it any more.
+ */
+void mrc_queue_cleanup(struct mrc_queue *q)
+{
+	if (q->mmap) {
+		rdma_user_mmap_entry_remove(&q->mmap->rdma);
+		q->mmap = NULL;
+	} else {
+		vfree(q->buf);
+	}
+	q->buf = NULL;
+	q->ctl = NULL;
+}
+
+/**
+ * mrc_queue_expose - make the ring mappable by the user context @ibuc
+ * @q: the ring
+ * @ibuc: the context that will map it
+ * @info: filled with what the provider passes to mmap(2)
+ */
+int mrc_queue_expose(struct mrc_queue *q, struct ib_ucontext *ibuc,
+		     struct mrc_queue_info *info)
+{
+	struct mrc_mmap_entry *entry;
+	int err;
+
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry)
+		return -ENOMEM;
+	entry->buf = q->buf;
+
+	err = rdma_user_mmap_entry_insert(ibuc, &entry->rdma, q->size);
+	if (err) {
+		kfree(entry);
+		return err;
+	}
+	q->mmap = entry;
+
+	memset(info, 0, sizeof(*info));
+	info->mmap_offset = rdma_user_mmap_get_offset(&entry->rdma);
+	info->mmap_size = q->size;
+	info->num_entries = q->num;
+	info->entry_size = q->entry_size;
+	return 0;
+}
+
+void *mrc_queue_slot(struct mrc_queue *q, u32 index)
+{
+	return q->buf + MRC_QUEUE_CTL_SIZE +
+		(size_t)(index & (q->num - 1)) * q->entry_size;
+}
+
+int mrc_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rdma_entry;
+	struct mrc_mmap_entry *entry;
+	size_t len = vma->vm_end - vma->vm_start;
+	int err;
+
+	rdma_entry = rdma_user_mmap_entry_get(ibuc, vma);
+	if (!rdma_entry)
+		return -EINVAL;
+	entry = container_of(rdma_entry, struct mrc_mmap_entry, rdma);
+
+	if (len != rdma_entry->npages * PAGE_SIZE) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = remap_vmalloc_range(vma, entry->buf, 0);
+out:
+	rdma_user_mmap_entry_put(rdma_entry);
+	return err;
+}
+
+void mrc_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
+{
+	struct mrc_mmap_entry *entry =
+		container_of(rdma_entry, struct mrc_mmap_entry, rdma);
+
+	vfree(entry->buf);
+	kfree(entry);
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR Linux-OpenIB) */
+/*
+ * rdma_mrc user/kernel ABI: the driver-private parts of the uverbs commands
+ * and the layout of the queues shared between the kernel and the provider
+ * through mmap.
+ *
+ * Every queue (send queue, receive queue, completion queue) is one
+ * virtually contiguous region mapped into the process:
+ *
+ *   offset 0                   struct mrc_queue_ctl (producer, consumer)
+ *   offset MRC_QUEUE_CTL_SIZE  num_entries slots of entry_size bytes
+ *
+ * num_entries is a power of two; the indices are free-running 32-bit
+ * counters and a slot is (index & (num_entries - 1)).  The queue is empty
+ * when prod == cons and full when prod - cons == num_entries.  The side
+ * that owns an index writes it with release semantics after filling or
+ * draining slots; the other side reads it with acquire semantics.
+ *
+ *   queue   producer    consumer
+ *   SQ      provider    kernel
+ *   RQ      provider    kernel
+ *   CQ      kernel      provider
+ *
+ * The kernel never trusts an index or a slot written by the process: it
+ * bounds the producer index by num_entries and copies and checks each WQE
+ * before using it.
+ */
+#ifndef MRC_ABI_USER_H
+#define MRC_ABI_USER_H
+
+#include <linux/types.h>
+
+/* uverbs ABI version of this driver (ib_device_ops.uverbs_abi_ver). */
+#define MRC_UVERBS_ABI_VERSION	1
+
+/*
+ * Driver id reported to userspace through netlink
+ * (RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID).  rdma_mrc is out of tree, so it has no
+ * entry in enum rdma_driver_id; it uses a value far outside that enum
+ * ("MRC" in ASCII) so that it cannot collide with a driver added upstream.
+ * The provider matches devices by this id, never by name.
+ */
+#define MRC_DRIVER_ID		0x004d5243
+
+/* Size reserved at the start of every mapped queue for struct mrc_queue_ctl. */
+#define MRC_QUEUE_CTL_SIZE	128
+
+struct mrc_queue_ctl {
+	__u32 prod;		/* written by the producer only */
+	__u32 reserved0[15];
+	__u32 cons;		/* written by the consumer only */
+	__u32 reserved1[15];
+};
+
+struct mrc_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/* mrc_cqe.wc_flags: IBV_WC_WITH_IMM's value. */
+#define MRC_CQE_WITH_IMM	(1 << 1)
+
+/* mrc_send_wqe.flags */
+enum mrc_wqe_flags {
+	MRC_WQE_SIGNALED	= 1 << 0,	/* IBV_SEND_SIGNALED */
+	MRC_WQE_SOLICITED	= 1 << 1,	/* IBV_SEND_SOLICITED */
+	MRC_WQE_INLINE		= 1 << 2,	/* data follows the header */
+	MRC_WQE_FENCE		= 1 << 3,	/* IBV_SEND_FENCE */
+};
+
+/* mrc_send_wqe.opcode: the only operations MRC carries. */
+enum mrc_wqe_opcode {
+	MRC_WQE_RDMA_WRITE		= 0,	/* IB_UVERBS_WR_RDMA_WRITE */
+	MRC_WQE_RDMA_WRITE_WITH_IMM	= 1,	/* IB_UVERBS_WR_RDMA_WRITE_WITH_IMM */
+};
+
+/*
+ * Send queue slot.  The header is followed by num_sge struct mrc_sge, or,
+ * with MRC_WQE_INLINE, by inline_len bytes of data.
+ */
+struct mrc_send_wqe {
+	__aligned_u64 wr_id;
+	__u32 opcode;		/* enum mrc_wqe_opcode */
+	__u32 flags;		/* enum mrc_wqe_flags */
+	__aligned_u64 remote_addr;
+	__u32 rkey;
+	__be32 imm_data;
+	__u32 num_sge;
+	__u32 inline_len;
+	struct mrc_sge sge[];
+};
+
+/* Receive queue slot: the header is followed by num_sge struct mrc_sge. */
+struct mrc_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+	struct mrc_sge sge[];
+};
+
+/*
+ * mrc_cqe.opcode: the same numbers as libibverbs' enum ibv_wc_opcode and
+ * the kernel's enum ib_wc_opcode.
+ */
+enum mrc_cqe_opcode {
+	MRC_CQE_RDMA_WRITE		= 1,
+	MRC_CQE_RECV			= 128,
+	MRC_CQE_RECV_RDMA_WITH_IMM	= 129,
+};
+
+/*
+ * Completion queue slot.  status takes the numbers of libibverbs' enum
+ * ibv_wc_status (the kernel's enum ib_wc_status has the same ones); opcode
+ * is an enum mrc_cqe_opcode; wc_flags uses IBV_WC_WITH_IMM's value.
+ */
+struct mrc_cqe {
+	__aligned_u64 wr_id;
+	__u32 status;
+	__u32 opcode;
+	__u32 vendor_err;
+	__u32 byte_len;
+	__be32 imm_data;
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 wc_flags;
+	__u32 reserved[2];
+};
+
+/* Where and how large a queue is: the argument for mmap(2) on the cmd fd. */
+struct mrc_queue_info {
+	__aligned_u64 mmap_offset;
+	__u32 mmap_size;
+	__u32 num_entries;
+	__u32 entry_size;
+	__u32 reserved;
+};
+
+struct mrc_alloc_ucontext_resp {
+	__u32 abi_version;	/* MRC_UVERBS_ABI_VERSION */
+	__u32 reserved;
+};
+
+struct mrc_create_cq_resp {
+	struct mrc_queue_info cq;
+};
+
+/* After a resize the provider unmaps the old queue and maps this one. */
+struct mrc_resize_cq_resp {
+	struct mrc_queue_info cq;
+};
+
+struct mrc_create_qp_resp {
+	struct mrc_queue_info sq;
+	struct mrc_queue_info rq;
+	__u32 max_inline_data;
+	__u32 reserved;
+};
+
+#endif /* MRC_ABI_USER_H */
