@@ -8,6 +8,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "mrc.h"
+#include "mrc_compat.h"
 #include "mrc_hdr.h"
 
 static void mrc_init_device_attr(struct mrc_dev *dev)
@@ -260,7 +261,7 @@ static const struct ib_device_ops mrc_dev_ops = {
 	.alloc_pd = mrc_alloc_pd,
 	.alloc_ucontext = mrc_alloc_ucontext,
 	.create_ah = mrc_create_ah,
-	.create_cq = mrc_create_cq,
+	.create_cq = mrc_create_cq_compat,
 	.create_qp = mrc_create_qp,
 	.create_user_ah = mrc_create_ah,
 	.dealloc_driver = mrc_dealloc_driver,
