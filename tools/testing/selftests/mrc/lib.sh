@@ -1,0 +1,541 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Shared helpers of the rdma_mrc selftests.  Source it; it sets no shell
+# options.  A test calls mrc_test_init first: strict mode, a scratch
+# directory and an EXIT trap that undoes, in reverse order, everything
+# registered with cleanup_push.
+#
+# Every command that reaches into the driver runs under `bounded`: a buggy
+# driver makes a test fail with a timeout, never hang.  Output of such
+# commands goes to files, never to an inherited pipe, so that a process
+# stuck in the kernel cannot keep the runner waiting for EOF either.
+
+MRC_SELFTEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+MRC_REPO=${MRC_REPO:-$(cd "$MRC_SELFTEST_DIR/../../../.." && pwd)}
+MRC_SELFTEST_BIN=${MRC_SELFTEST_BIN:-${OUTPUT:-${MRC_BUILD:-$MRC_REPO/build}/selftests}}
+export MRC_REPO MRC_SELFTEST_BIN
+PATH=$PATH:/usr/sbin:/sbin
+
+# Constants for the tests that source this file.
+# shellcheck disable=SC2034
+{
+# kselftest exit codes.
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+MRC_MODULE=rdma_mrc
+MRC_LINK_TYPE=mrc
+MRC_DEFAULT_UDP_PORT=4791
+MRC_PORT=1
+PORT_STATE_ACTIVE="4: ACTIVE"
+PORT_STATE_DOWN="1: DOWN"
+GID_TYPE_V2="RoCE v2"
+GID_TYPE_V1="IB/RoCE v1"
+ZERO_GID=0000:0000:0000:0000:0000:0000:0000:0000
+
+# Seconds.  TCG guests are slow: generous, but bounded.
+WAIT_TIMEOUT=${MRC_WAIT_TIMEOUT:-20}	# for a condition to become true
+CMD_TIMEOUT=${MRC_CMD_TIMEOUT:-60}	# for one command to finish
+POLL_INTERVAL=0.1
+POLL_FIRST=0.02
+
+# strerror() texts, as rdma(8) prints them.
+ERR_ENODEV="No such device"
+ERR_EEXIST="File exists"
+ERR_ENFILE="Too many open files in system"
+ERR_EINVAL="Invalid argument"
+
+# Netdevs and addresses the tests create in the init namespace.
+TEST_NETDEV=mrct0
+TEST_NETDEV2=mrct1
+TEST_NETDEV_PREFIX=mrct
+TEST_IPV4=198.18.1.1
+TEST_IPV4_2=198.18.2.1
+TEST_IPV4_PLEN=24
+TEST_IPV6=fd00:198:19::1
+TEST_IPV6_PLEN=64
+TEST_DEV=mrc0
+}
+
+MRC_CLEANUPS=()
+MRC_TMP=
+MRC_SLEEP_FD=
+BOUNDED_SEQ=0
+BOUNDED_RC=0
+BOUNDED_OUT=/dev/null
+
+log() { printf '%s\n' "$*"; }
+
+# Print a failure and leave the test (the EXIT trap cleans up).
+fail() {
+	log "FAIL: $*"
+	exit "$KSFT_FAIL"
+}
+
+# mrc_tmp_init: the scratch directory $MRC_TMP, and a FIFO that nobody
+# writes, for sleeping with the `read -t` builtin: under TCG every exec
+# costs a few hundred milliseconds, so polling loops use builtins only.
+mrc_tmp_init() {
+	[ -z "$MRC_TMP" ] || return 0
+	MRC_TMP=$(mktemp -d "${TMPDIR:-/tmp}/mrc-selftest.XXXXXX")
+	mkfifo "$MRC_TMP/sleep.fifo"
+	exec {MRC_SLEEP_FD}<>"$MRC_TMP/sleep.fifo"
+}
+
+# The scratch directory, for scripts.
+mrc_tmp() {
+	printf '%s\n' "$MRC_TMP"
+}
+
+# nap SECONDS: sleep without starting a process.
+nap() {
+	read -r -t "$1" -u "$MRC_SLEEP_FD" _ || true
+}
+
+# file_has_line FILE LINE: FILE has exactly LINE as a line (builtins only).
+file_has_line() {
+	local line
+	[ -r "$1" ] || return 1
+	while IFS= read -r line; do
+		[ "$line" = "$2" ] && return 0
+	done <"$1"
+	return 1
+}
+
+# cleanup_push CMD [ARG...]: run CMD at exit, before earlier entries.
+cleanup_push() {
+	local quoted
+	printf -v quoted '%q ' "$@"
+	MRC_CLEANUPS+=("$quoted")
+}
+
+mrc_run_cleanups() {
+	local i
+	local -a cmd
+	for ((i = ${#MRC_CLEANUPS[@]} - 1; i >= 0; i--)); do
+		eval "cmd=(${MRC_CLEANUPS[i]})"
+		if ! bounded "$CMD_TIMEOUT" "${cmd[@]}"; then
+			log "cleanup timed out: ${cmd[*]}"
+		fi
+	done
+	MRC_CLEANUPS=()
+}
+
+mrc_exit_trap() {
+	local rc=$?
+	set +e
+	mrc_run_cleanups
+	[ -n "$MRC_TMP" ] && rm -rf "$MRC_TMP"
+	exit "$rc"
+}
+
+mrc_test_init() {
+	set -euo pipefail
+	[ "$EUID" -eq 0 ] || fail "must run as root (inside the test guest)"
+	mrc_tmp_init
+	trap mrc_exit_trap EXIT
+}
+
+# wait_for SECONDS CMD [ARG...]: poll CMD until it succeeds; 1 on timeout.
+# The first polls come quickly, then every POLL_INTERVAL.
+wait_for() {
+	local secs=$1 interval=$POLL_FIRST
+	shift
+	local deadline=$((SECONDS + secs))
+	while :; do
+		"$@" && return 0
+		((SECONDS >= deadline)) && return 1
+		nap "$interval"
+		[ "$interval" = "$POLL_INTERVAL" ] || interval=$POLL_INTERVAL
+	done
+}
+
+# wait_until DESCRIPTION SECONDS CMD [ARG...]: wait_for or fail.
+wait_until() {
+	local what=$1 secs=$2
+	shift 2
+	wait_for "$secs" "$@" || fail "$what: not true after ${secs}s"
+}
+
+# Kill a process and its descendants (all started by this test).
+kill_tree() {
+	local pid=$1 child
+	for child in $(ps -o pid= --ppid "$pid" 2>/dev/null); do
+		kill_tree "$child"
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+}
+
+# Background commands, by name: bg_spawn NAME CMD [ARG...] runs CMD (a
+# program or a function) with stdin from /dev/null and stdout+stderr into
+# the file $MRC_TMP/NAME.out (bg_out NAME prints that path); bg_done NAME
+# tells whether it has finished, bg_rc NAME its exit status.  A status
+# file, not `kill -0`, tells that it finished: an exited but unreaped child
+# still answers to kill -0.
+declare -A BG_PID=()
+
+bg_out() { printf '%s/%s.out\n' "$MRC_TMP" "$1"; }
+
+bg_spawn() {
+	local name=$1 out rcf
+	shift
+	out=$MRC_TMP/$name.out
+	rcf=$MRC_TMP/$name.rc
+	rm -f "$out" "$rcf"
+	(
+		set +e
+		"$@" >"$out" 2>&1 </dev/null
+		echo $? >"$rcf"
+	) &
+	BG_PID[$name]=$!
+}
+
+bg_done() { [ -s "$MRC_TMP/$1.rc" ]; }
+
+bg_rc() {
+	local rc
+	read -r rc <"$MRC_TMP/$1.rc"
+	printf '%s\n' "$rc"
+}
+
+# bg_kill NAME: kill it and its children if still running.
+bg_kill() {
+	local pid=${BG_PID[$1]:-}
+	[ -n "$pid" ] || return 0
+	bg_done "$1" || kill_tree "$pid"
+	wait "$pid" 2>/dev/null || true
+}
+
+# bg_start NAME CMD...: bg_spawn, killed at exit if still running.
+bg_start() {
+	bg_spawn "$@"
+	cleanup_push bg_kill "$1"
+}
+
+# bg_wait NAME SECONDS: 0 once it finished, 1 if still running after that.
+bg_wait() {
+	wait_for "$2" bg_done "$1" || return 1
+	wait "${BG_PID[$1]}" 2>/dev/null || true
+	return 0
+}
+
+# bounded SECONDS CMD [ARG...]: run CMD in the background and wait for it;
+# its output in the file $BOUNDED_OUT, its exit status in $BOUNDED_RC.
+# Returns 1 if it did not finish in time (it is then killed, if it can be,
+# and BOUNDED_RC is 124), else 0.
+bounded() {
+	local secs=$1 name
+	shift
+	BOUNDED_SEQ=$((BOUNDED_SEQ + 1))
+	name=cmd.$BOUNDED_SEQ
+	BOUNDED_OUT=$MRC_TMP/$name.out
+	bg_spawn "$name" "$@"
+	if ! bg_wait "$name" "$secs"; then
+		bg_kill "$name"
+		BOUNDED_RC=124
+		return 1
+	fi
+	read -r BOUNDED_RC <"$MRC_TMP/$name.rc"
+	return 0
+}
+
+bounded_output() {
+	sed 's/^/    /' "$BOUNDED_OUT"
+}
+
+# run CMD...: must succeed within CMD_TIMEOUT.
+run() {
+	bounded "$CMD_TIMEOUT" "$@" || fail "hung (>${CMD_TIMEOUT}s): $*"
+	if [ "$BOUNDED_RC" -ne 0 ]; then
+		bounded_output
+		fail "exit $BOUNDED_RC: $*"
+	fi
+}
+
+# run_fails ERRTEXT CMD...: must fail within CMD_TIMEOUT; if ERRTEXT is
+# not empty, its output must contain it.
+run_fails() {
+	local errtext=$1
+	shift
+	bounded "$CMD_TIMEOUT" "$@" || fail "hung (>${CMD_TIMEOUT}s): $*"
+	if [ "$BOUNDED_RC" -eq 0 ]; then
+		bounded_output
+		fail "succeeded but must fail: $*"
+	fi
+	if [ -n "$errtext" ] && ! grep -qF -- "$errtext" "$BOUNDED_OUT"; then
+		bounded_output
+		fail "no '$errtext' in the error of: $*"
+	fi
+	log "ok: refused ($(head -n1 "$BOUNDED_OUT")): $*"
+}
+
+assert_eq() {
+	local what=$1 expected=$2 actual=$3
+	[ "$expected" = "$actual" ] ||
+		fail "$what: expected '$expected', got '$actual'"
+}
+
+# --- module ---------------------------------------------------------------
+
+mrc_module_loaded() {
+	[ -d "/sys/module/$MRC_MODULE" ]
+}
+
+# shellcheck disable=SC2120
+# mrc_load [PARAM=VALUE...]: load ib_uverbs (no udev in the guest) and the
+# driver.
+mrc_load() {
+	run modprobe ib_uverbs
+	run modprobe "$MRC_MODULE" "$@"
+	mrc_module_loaded || fail "$MRC_MODULE not loaded after modprobe"
+}
+
+mrc_unload() {
+	if mrc_module_loaded; then
+		run modprobe -r "$MRC_MODULE"
+	fi
+	! mrc_module_loaded || fail "$MRC_MODULE still loaded after modprobe -r"
+}
+
+# --- netdevs --------------------------------------------------------------
+
+netdev_exists() {
+	ip link show dev "$1" >/dev/null 2>&1
+}
+
+netdev_del_quiet() {
+	if netdev_exists "$1"; then
+		ip link del dev "$1"
+	fi
+}
+
+# netdev_add_dummy NAME: a dummy netdev (carrier always on), up.
+netdev_add_dummy() {
+	run ip link add "$1" type dummy
+	cleanup_push netdev_del_quiet "$1"
+	run ip link set dev "$1" up
+}
+
+# netdev_add_veth NAME PEER: a veth pair, both ends up.
+netdev_add_veth() {
+	run ip link add "$1" type veth peer name "$2"
+	cleanup_push netdev_del_quiet "$1"
+	run ip link set dev "$1" up
+	run ip link set dev "$2" up
+}
+
+# addr_add DEV ADDR/PLEN: IPv6 without DAD, so that it is usable at once;
+# IPv6 addresses are kept on link down.
+addr_add() {
+	case $2 in
+	*:*)
+		run sysctl -qw "net.ipv6.conf.$1.keep_addr_on_down=1"
+		run ip -6 addr add "$2" dev "$1" nodad
+		;;
+	*) run ip addr add "$2" dev "$1" ;;
+	esac
+}
+
+addr_del() {
+	run ip addr del "$2" dev "$1"
+}
+
+# --- rdma links -----------------------------------------------------------
+
+# Names of the rdma links (ib devices), one per line.
+rdma_link_names() {
+	local word name _
+	rdma link show | while read -r word name _; do
+		[ "$word" = link ] && printf '%s\n' "${name%%/*}"
+	done
+	return 0
+}
+
+# The netdev of link NAME, as `rdma link show` prints it.
+rdma_link_netdev() {
+	rdma link show | awk -v dev="$1" '
+		$1 == "link" && $2 ~ ("^" dev "/") {
+			for (i = 3; i < NF; i++)
+				if ($i == "netdev")
+					print $(i + 1)
+		}'
+}
+
+link_exists() {
+	[ -e "/sys/class/infiniband/$1" ]
+}
+
+link_absent() {
+	! link_exists "$1" && ! rdma_link_names | grep -qxF -- "$1"
+}
+
+link_del_quiet() {
+	if link_exists "$1"; then
+		rdma link delete "$1"
+	fi
+}
+
+# link_add NAME NETDEV [NETNS]: create an mrc device and wait for its port.
+link_add() {
+	local name=$1 netdev=$2 ns=${3:-}
+	local -a pre=()
+	[ -n "$ns" ] && pre=(ip netns exec "$ns")
+	run "${pre[@]}" rdma link add "$name" type "$MRC_LINK_TYPE" \
+		netdev "$netdev"
+	cleanup_push link_del_quiet "$name"
+	link_exists "$name" || fail "no /sys/class/infiniband/$name after link add"
+}
+
+link_del() {
+	run rdma link delete "$1"
+}
+
+# res_counts DEV: "pd N cq N ..." from `rdma res show DEV`, without the
+# index and name in front.
+res_counts() {
+	rdma res show "$1" | sed -n "s/^[0-9]*: $1: //p"
+}
+
+port_state() {
+	local state=
+	read -r state 2>/dev/null \
+		<"/sys/class/infiniband/$1/ports/$MRC_PORT/state" || true
+	printf '%s\n' "$state"
+}
+
+port_state_is() {
+	local state=
+	read -r state 2>/dev/null \
+		<"/sys/class/infiniband/$1/ports/$MRC_PORT/state" || return 1
+	[ "$state" = "$2" ]
+}
+
+# --- GIDs -----------------------------------------------------------------
+
+# The GID of an IPv4 address, as sysfs prints it (%pI6: 8 full groups).
+gid_of_ipv4() {
+	local a b c d
+	IFS=. read -r a b c d <<<"$1"
+	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n' \
+		"$a" "$b" "$c" "$d"
+}
+
+# The GID of an IPv6 address: the address with all 8 groups written out.
+gid_of_ipv6() {
+	local addr=$1 head tail g missing
+	local -a h=() t=() groups=()
+	if [[ $addr == *::* ]]; then
+		head=${addr%%::*}
+		tail=${addr#*::}
+	else
+		head=$addr
+		tail=
+	fi
+	[ -n "$head" ] && IFS=: read -r -a h <<<"$head"
+	[ -n "$tail" ] && IFS=: read -r -a t <<<"$tail"
+	missing=$((8 - ${#h[@]} - ${#t[@]}))
+	groups=("${h[@]}")
+	for ((g = 0; g < missing; g++)); do
+		groups+=(0)
+	done
+	groups+=("${t[@]}")
+	local out='' sep=''
+	for g in "${groups[@]}"; do
+		out+=$(printf '%s%04x' "$sep" "$((16#$g))")
+		sep=:
+	done
+	printf '%s\n' "$out"
+}
+
+# gid_rows DEV: the port's GID table into the array GID_ROWS, one
+# "INDEX|GID|TYPE|NDEV" per non-empty entry, in index order.  Builtins
+# only: it runs in polling loops.
+GID_ROWS=()
+gid_rows() {
+	local port=/sys/class/infiniband/$1/ports/$MRC_PORT
+	local f idx gid type ndev
+	GID_ROWS=()
+	for f in "$port"/gids/*; do
+		gid=
+		read -r gid 2>/dev/null <"$f" || continue
+		if [ -z "$gid" ] || [ "$gid" = "$ZERO_GID" ]; then
+			continue
+		fi
+		idx=${f##*/}
+		type='?'
+		ndev='?'
+		read -r type 2>/dev/null <"$port/gid_attrs/types/$idx" || true
+		read -r ndev 2>/dev/null <"$port/gid_attrs/ndevs/$idx" || true
+		GID_ROWS[idx]="$idx|$gid|$type|$ndev"
+	done
+	GID_ROWS=("${GID_ROWS[@]}")
+}
+
+# gid_table DEV: print the rows.
+gid_table() {
+	gid_rows "$1"
+	[ ${#GID_ROWS[@]} -eq 0 ] || printf '%s\n' "${GID_ROWS[@]}"
+}
+
+# gid_count DEV GID TYPE: how many entries hold GID with TYPE, into
+# GID_COUNT (and printed).
+GID_COUNT=0
+gid_count_of() {
+	local row rest
+	GID_COUNT=0
+	gid_rows "$1"
+	for row in "${GID_ROWS[@]}"; do
+		rest=${row#*|}
+		[ "$rest" = "$2|$3|${rest##*|}" ] && GID_COUNT=$((GID_COUNT + 1))
+	done
+	return 0
+}
+
+gid_count() {
+	gid_count_of "$@"
+	printf '%s\n' "$GID_COUNT"
+}
+
+gid_present() {
+	gid_count_of "$1" "$2" "$GID_TYPE_V2"
+	[ "$GID_COUNT" -ge 1 ]
+}
+
+gid_absent() {
+	gid_count_of "$1" "$2" "$GID_TYPE_V2"
+	[ "$GID_COUNT" -eq 0 ]
+}
+
+show_gids() {
+	log "GID table of $1 (index|gid|type|ndev):"
+	gid_table "$1" | sed 's/^/    /'
+}
+
+# --- helpers built by the Makefile ---------------------------------------
+
+helper_path() {
+	local bin=$MRC_SELFTEST_BIN/$1
+	[ -x "$bin" ] || fail "$bin missing: run make -C tools/testing/selftests/mrc"
+	printf '%s\n' "$bin"
+}
+
+# --- the usual setup ------------------------------------------------------
+
+# mrc_dev_setup [DEV] [NETDEV]: module loaded, a dummy netdev with
+# TEST_IPV4 and TEST_IPV6, an mrc device on it with an ACTIVE port and the
+# IPv4 GID in its table.
+mrc_dev_setup() {
+	local dev=${1:-$TEST_DEV} netdev=${2:-$TEST_NETDEV}
+	# shellcheck disable=SC2119
+	mrc_load
+	netdev_add_dummy "$netdev"
+	addr_add "$netdev" "$TEST_IPV4/$TEST_IPV4_PLEN"
+	addr_add "$netdev" "$TEST_IPV6/$TEST_IPV6_PLEN"
+	link_add "$dev" "$netdev"
+	wait_until "port of $dev ACTIVE" "$WAIT_TIMEOUT" \
+		port_state_is "$dev" "$PORT_STATE_ACTIVE"
+	wait_until "GID of $TEST_IPV4 on $dev" "$WAIT_TIMEOUT" \
+		gid_present "$dev" "$(gid_of_ipv4 "$TEST_IPV4")"
+}

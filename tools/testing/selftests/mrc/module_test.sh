@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rdma_mrc loads and unloads repeatedly; its udp_port parameter exists,
+# defaults to 4791 and is the port of the UDP socket a device opens in its
+# netdev's namespace (none without a device); `rdma link add ... type mrc`
+# loads the module by itself; unloading it with a device present removes
+# the device and the socket.
+
+SELF_DIR=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+. "$SELF_DIR/lib.sh"
+mrc_test_init
+
+LOAD_CYCLES=3
+OTHER_UDP_PORT=4800
+PARAM=/sys/module/$MRC_MODULE/parameters/udp_port
+
+# UDP sockets bound to port $1 in this namespace, one per line.
+udp_sockets_on() {
+	ss -H -u -l -n "sport = :$1"
+}
+
+udp_listening() {
+	[ -n "$(udp_sockets_on "$1")" ]
+}
+
+udp_not_listening() {
+	[ -z "$(udp_sockets_on "$1")" ]
+}
+
+mrc_unload
+run modprobe ib_uverbs
+
+log "== load and unload $LOAD_CYCLES times"
+for ((i = 1; i <= LOAD_CYCLES; i++)); do
+	run modprobe "$MRC_MODULE"
+	mrc_module_loaded || fail "cycle $i: not loaded after modprobe"
+	run modprobe -r "$MRC_MODULE"
+	! mrc_module_loaded || fail "cycle $i: still loaded after modprobe -r"
+done
+
+log "== udp_port parameter, default $MRC_DEFAULT_UDP_PORT"
+mrc_load
+[ -r "$PARAM" ] || fail "no $PARAM"
+assert_eq "udp_port" "$MRC_DEFAULT_UDP_PORT" "$(<"$PARAM")"
+udp_not_listening "$MRC_DEFAULT_UDP_PORT" ||
+	fail "a UDP socket on $MRC_DEFAULT_UDP_PORT with no mrc device: $(udp_sockets_on "$MRC_DEFAULT_UDP_PORT")"
+
+log "== a device opens the socket, its removal closes it"
+netdev_add_dummy "$TEST_NETDEV"
+addr_add "$TEST_NETDEV" "$TEST_IPV4/$TEST_IPV4_PLEN"
+link_add "$TEST_DEV" "$TEST_NETDEV"
+wait_until "UDP socket on $MRC_DEFAULT_UDP_PORT" "$WAIT_TIMEOUT" \
+	udp_listening "$MRC_DEFAULT_UDP_PORT"
+udp_sockets_on "$MRC_DEFAULT_UDP_PORT"
+link_del "$TEST_DEV"
+wait_until "no UDP socket on $MRC_DEFAULT_UDP_PORT after link delete" \
+	"$WAIT_TIMEOUT" udp_not_listening "$MRC_DEFAULT_UDP_PORT"
+
+log "== unloading with a device present removes the device and the socket"
+link_add "$TEST_DEV" "$TEST_NETDEV"
+wait_until "UDP socket on $MRC_DEFAULT_UDP_PORT" "$WAIT_TIMEOUT" \
+	udp_listening "$MRC_DEFAULT_UDP_PORT"
+mrc_unload
+link_absent "$TEST_DEV" || fail "$TEST_DEV survived modprobe -r"
+udp_not_listening "$MRC_DEFAULT_UDP_PORT" ||
+	fail "UDP socket on $MRC_DEFAULT_UDP_PORT survived modprobe -r"
+
+log "== udp_port=$OTHER_UDP_PORT"
+mrc_load "udp_port=$OTHER_UDP_PORT"
+assert_eq "udp_port" "$OTHER_UDP_PORT" "$(<"$PARAM")"
+link_add "$TEST_DEV" "$TEST_NETDEV"
+wait_until "UDP socket on $OTHER_UDP_PORT" "$WAIT_TIMEOUT" \
+	udp_listening "$OTHER_UDP_PORT"
+udp_not_listening "$MRC_DEFAULT_UDP_PORT" ||
+	fail "a socket on $MRC_DEFAULT_UDP_PORT with udp_port=$OTHER_UDP_PORT"
+link_del "$TEST_DEV"
+mrc_unload
+
+log "== rdma link add loads the module (alias rdma-link-$MRC_LINK_TYPE)"
+run rdma link add "$TEST_DEV" type "$MRC_LINK_TYPE" netdev "$TEST_NETDEV"
+cleanup_push link_del_quiet "$TEST_DEV"
+mrc_module_loaded || fail "rdma link add did not load $MRC_MODULE"
+link_exists "$TEST_DEV" || fail "no $TEST_DEV after rdma link add"
+link_del "$TEST_DEV"
+mrc_unload
+
+log "PASS"
