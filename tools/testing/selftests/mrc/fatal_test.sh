@@ -8,7 +8,7 @@
 # destroy its objects and close the device.
 
 SELF_DIR=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=lib.sh
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$SELF_DIR/lib.sh"
 mrc_test_init
 

@@ -8,7 +8,7 @@
 # the device and the socket.
 
 SELF_DIR=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=lib.sh
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$SELF_DIR/lib.sh"
 mrc_test_init
 

@@ -24,6 +24,13 @@ const char *mrc_device_name(void)
 	return getenv(MRC_ENV_DEV);
 }
 
+const char *mrc_env_or(const char *name, const char *fallback)
+{
+	const char *value = getenv(name);
+
+	return value ? value : fallback;
+}
+
 struct ibv_context *mrc_open_device(void)
 {
 	const char *name = mrc_device_name();

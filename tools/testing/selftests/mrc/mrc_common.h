@@ -42,6 +42,8 @@ struct mrc_path {
 /* The device named by $MRC_DEV; NULL with errno set if it is not there. */
 struct ibv_context *mrc_open_device(void);
 const char *mrc_device_name(void);
+/* $name, or fallback if it is unset: for messages. */
+const char *mrc_env_or(const char *name, const char *fallback);
 
 /*
  * Find a RoCE v2 GID of the port: an IPv4-mapped one if want_ipv4, else

@@ -7,7 +7,7 @@
 # check sees a system call there.
 
 SELF_DIR=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=lib.sh
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$SELF_DIR/lib.sh"
 mrc_test_init
 

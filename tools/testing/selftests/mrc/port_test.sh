@@ -7,7 +7,7 @@
 # (the peer of a veth going down) takes the port DOWN as well.
 
 SELF_DIR=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=lib.sh
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$SELF_DIR/lib.sh"
 mrc_test_init
 

@@ -64,7 +64,7 @@ FIXTURE_SETUP(post)
 	self->ctx = mrc_open_device();
 	ASSERT_NE(NULL, self->ctx)
 		TH_LOG("cannot open $%s=%s: %s", MRC_ENV_DEV,
-		       mrc_device_name() ?: "(unset)", strerror(errno));
+		       mrc_env_or(MRC_ENV_DEV, "(unset)"), strerror(errno));
 	self->pd = ibv_alloc_pd(self->ctx);
 	ASSERT_NE(NULL, self->pd);
 	self->cq = ibv_create_cq(self->ctx, CQE, NULL, NULL, 0);

@@ -49,7 +49,7 @@ FIXTURE_SETUP(qp)
 	self->ctx = mrc_open_device();
 	ASSERT_NE(NULL, self->ctx)
 		TH_LOG("cannot open $%s=%s: %s", MRC_ENV_DEV,
-		       mrc_device_name() ?: "(unset)", strerror(errno));
+		       mrc_env_or(MRC_ENV_DEV, "(unset)"), strerror(errno));
 	ASSERT_EQ(0, ibv_query_device(self->ctx, &self->attr));
 	ASSERT_EQ(0, ibv_query_port(self->ctx, MRC_PORT, &self->port));
 	self->pd = ibv_alloc_pd(self->ctx);

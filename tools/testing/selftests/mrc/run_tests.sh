@@ -24,7 +24,7 @@ set -uo pipefail
 SELF_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SELF_DIR/../../../.." && pwd)
 export MRC_REPO=$REPO
-# shellcheck source=lib.sh
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$SELF_DIR/lib.sh"
 
 TEST_LIST=$SELF_DIR/tests.list

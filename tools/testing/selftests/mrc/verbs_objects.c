@@ -79,7 +79,7 @@ FIXTURE_SETUP(dev)
 	self->ctx = mrc_open_device();
 	ASSERT_NE(NULL, self->ctx)
 		TH_LOG("cannot open $%s=%s: %s", MRC_ENV_DEV,
-		       mrc_device_name() ?: "(unset)", strerror(errno));
+		       mrc_env_or(MRC_ENV_DEV, "(unset)"), strerror(errno));
 	ASSERT_EQ(0, ibv_query_device(self->ctx, &self->attr));
 	ASSERT_EQ(0, ibv_query_port(self->ctx, MRC_PORT, &self->port));
 	self->pd = ibv_alloc_pd(self->ctx);
@@ -160,7 +160,7 @@ TEST_F(dev, gid_query)
 
 	ASSERT_EQ(0, mrc_find_gid(self->ctx, true, &gid, &index))
 		TH_LOG("no RoCE v2 GID of $%s=%s", MRC_ENV_IPV4,
-		       getenv(MRC_ENV_IPV4) ?: "(unset)");
+		       mrc_env_or(MRC_ENV_IPV4, "(unset)"));
 	ASSERT_EQ(0, ibv_query_gid(self->ctx, MRC_PORT, index, &again));
 	EXPECT_EQ(0, memcmp(&gid, &again, sizeof(gid)));
 	ASSERT_EQ(0, ibv_query_gid_ex(self->ctx, MRC_PORT, index, &entry, 0));

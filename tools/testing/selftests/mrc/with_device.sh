@@ -11,7 +11,7 @@
 # or teardown fails).  run_tests.sh runs every C test this way.
 
 SELF_DIR=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=lib.sh
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$SELF_DIR/lib.sh"
 mrc_test_init
 
