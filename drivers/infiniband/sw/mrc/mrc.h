@@ -14,6 +14,7 @@
 #include <rdma/ib_verbs.h>
 #include <uapi/rdma/mrc-abi.h>
 
+#include "mrc_hw_counters.h"
 #include "mrc_param.h"
 
 struct mrc_net;
@@ -43,6 +44,7 @@ struct mrc_dev {
 	enum ib_port_state port_state;
 
 	atomic_t obj_count[MRC_NUM_OBJ_TYPES];
+	atomic64_t counters[MRC_NUM_COUNTERS];
 
 	struct xarray qp_xa;		/* qpn -> struct mrc_qp */
 	u32 qpn_next;
@@ -97,10 +99,14 @@ struct mrc_mr {
 	struct ib_mr ibmr;
 	enum mrc_mr_type type;
 	struct ib_umem *umem;
+	struct page **pages;		/* the pinned pages, in order */
+	unsigned int npages;
+	unsigned int page_offset;	/* of iova in pages[0] */
 	u64 iova;
 	u64 length;
 	int access;
 	u32 index;
+	struct rcu_head rcu;
 };
 
 /* Path and peer of a connected QP, set on INIT -> RTR. */
@@ -112,6 +118,103 @@ struct mrc_qp_path {
 	u8 dmac[ETH_ALEN];
 };
 
+/* Requester: what it knows of a PSN it sent, until cumulatively acked. */
+struct mrc_txpkt {
+	u32 wqe_index;			/* SQ index of its message */
+	u32 offset;			/* of its payload in the message */
+	u32 sent_us;			/* last (re)transmission */
+	u16 len;
+	u16 ev;
+	u8 flags;			/* MRC_TXPKT_* */
+	u8 retries;
+};
+
+#define MRC_TXPKT_SACKED	BIT(0)
+#define MRC_TXPKT_RESEND	BIT(1)	/* queued for retransmission */
+
+/* Requester: its copy of a send WQE, taken when first read from the ring. */
+struct mrc_swqe {
+	u64 wr_id;
+	u64 remote_addr;
+	u32 opcode;
+	u32 flags;
+	u32 rkey;
+	__be32 imm;
+	u32 length;			/* bytes in the message */
+	u32 num_sge;
+	u32 first_psn;
+	u32 npkts;
+	u32 msn;			/* 24-bit message sequence number */
+	u16 rqmsn;
+	u8 data[];			/* num_sge struct mrc_sge, or inline bytes */
+};
+
+/* Responder: a message being received, indexed by MSN. */
+struct mrc_rmsg {
+	u32 msn;
+	u32 rcvd;			/* payload bytes placed so far */
+	u32 dmalen;
+	__be32 imm;
+	u8 state;			/* enum mrc_rmsg_state */
+	bool has_imm;
+	bool failed;
+};
+
+enum mrc_rmsg_state {
+	MRC_RMSG_FREE,
+	MRC_RMSG_OPEN,
+	MRC_RMSG_DONE,
+};
+
+/*
+ * Data-path state.  Requester and responder halves share one lock, taken
+ * with bottom halves disabled: the doorbell and modify_qp run in process
+ * context, receive and timers in softirq.
+ */
+struct mrc_qp_dp {
+	spinlock_t lock;		/* everything below, and qp->state */
+	struct tasklet_struct task;	/* requester: send, resend */
+	struct timer_list rto_timer;
+	bool stopped;			/* destroy: no more work */
+
+	/* requester */
+	struct mrc_txpkt *txpkts;	/* MRC_MPR_MAX_PSNS, by PSN */
+	u8 *swqes;			/* sq.num copies of swqe_size */
+	u32 swqe_size;
+	u32 sq_fetch;			/* next SQ index to copy */
+	u32 seg_index;			/* SQ index being segmented */
+	u32 seg_off;
+	u32 psn_next;			/* next new PSN */
+	u32 una;			/* oldest PSN not cumulatively acked */
+	u32 sacked_high;		/* one past the highest SACKed PSN */
+	u32 msn_next;			/* MSN of the next new message */
+	u32 acked_msn;			/* semantic ACKs cover MSNs up to here */
+	u16 rqmsn_next;
+	u32 peer_mpr;			/* PSNs the responder accepts */
+	u32 wimm_inflight;
+	u16 evs[MRC_MAX_EV_COUNT];
+	u16 nevs;
+	u16 ev_next;
+	u32 srtt_us;
+	u32 rttvar_us;
+	u32 rto_us;
+	u32 retries;			/* expiries without cumulative progress */
+	u32 nresend;			/* PSNs flagged MRC_TXPKT_RESEND */
+
+	/* responder */
+	unsigned long *rcv_bitmap;	/* MRC_MPR_MAX_PSNS bits, by PSN */
+	struct mrc_rmsg *rmsgs;		/* MRC_MPR_MAX_PSNS, by MSN */
+	u32 mpr;			/* our window in PSNs */
+	u32 rcv_next;			/* cack_psn + 1 */
+	u32 msn_done;			/* messages executed, in order */
+	u32 msn_acked;			/* msn_done as of the last ACK sent */
+	u32 imm_reserved;		/* receives promised to done WriteIMMs */
+	u32 pkts_since_sack;
+	u16 last_ev;			/* EV of the last data packet */
+	u16 last_ts;			/* its TSETH timestamp */
+	u32 rcvd_bytes;			/* for CC_STATE */
+};
+
 struct mrc_qp {
 	struct ib_qp ibqp;
 	struct mrc_dev *dev;
@@ -119,8 +222,6 @@ struct mrc_qp {
 	/* Serialises modify_qp, query_qp and destroy (process context). */
 	struct mutex state_mutex;
 
-	spinlock_t sq_lock;		/* the kernel's side of the SQ */
-	spinlock_t rq_lock;		/* the kernel's side of the RQ */
 	struct mrc_queue sq;
 	struct mrc_queue rq;
 	u32 sq_cons;			/* the kernel's consumer indices */
@@ -132,6 +233,8 @@ struct mrc_qp {
 	struct ib_qp_attr attr;
 	struct mrc_qp_path path;
 	bool sq_sig_all;
+
+	struct mrc_qp_dp dp;
 };
 
 /*
@@ -149,6 +252,13 @@ static inline void mrc_index_publish(u32 *index, u32 value)
 {
 	/* Orders our slot accesses before the peer's acquire load. */
 	smp_store_release(index, value);
+}
+
+/* The requester's copy of the send WQE at SQ index @index. */
+static inline struct mrc_swqe *mrc_swqe(struct mrc_qp *qp, u32 index)
+{
+	return (struct mrc_swqe *)(qp->dp.swqes +
+		(size_t)(index & (qp->sq.num - 1)) * qp->dp.swqe_size);
 }
 
 static inline struct mrc_dev *to_mdev(struct ib_device *ibdev)
@@ -190,11 +300,88 @@ static inline struct mrc_ucontext *to_muc(struct ib_ucontext *ibuc)
 int mrc_obj_get(struct mrc_dev *dev, enum mrc_obj_type type);
 void mrc_obj_put(struct mrc_dev *dev, enum mrc_obj_type type);
 
+/* A received packet, parsed. */
+struct mrc_pkt {
+	struct mrc_dev *dev;
+	struct sk_buff *skb;
+	struct mrc_bth *bth;
+	u8 *hdr;			/* first byte after BTH */
+	unsigned int hdr_len;		/* bytes from hdr to the ICRC */
+	u8 opcode;
+	u8 ack_flags;
+	u32 psn;
+	u32 dqpn;
+	u16 sport;			/* the sender's EV */
+	bool ce;			/* arrived ECN CE-marked */
+};
+
+/* How a queued packet is to be sent; lives in skb->cb. */
+struct mrc_tx_cb {
+	u16 sport;
+	u8 dscp;
+	bool ect;
+};
+
+static inline void mrc_txq_add(struct sk_buff_head *txq, struct sk_buff *skb,
+			       u16 sport, u8 dscp, bool ect)
+{
+	struct mrc_tx_cb *cb = (struct mrc_tx_cb *)skb->cb;
+
+	cb->sport = sport;
+	cb->dscp = dscp;
+	cb->ect = ect;
+	__skb_queue_tail(txq, skb);
+}
+
 /* mrc_net.c */
 int mrc_net_init(void);
 void mrc_net_exit(void);
 struct mrc_net *mrc_net_get(struct net *net);
 void mrc_net_put(struct mrc_net *mn);
+struct sk_buff *mrc_net_alloc_skb(struct mrc_qp *qp, unsigned int len);
+void mrc_net_xmit(struct mrc_qp *qp, struct sk_buff *skb, u16 sport, u8 dscp,
+		  bool ect);
+void mrc_net_xmit_list(struct mrc_qp *qp, struct sk_buff_head *list);
+
+/* mrc_icrc.c */
+u32 mrc_icrc(const struct sk_buff *skb, const struct udphdr *udph,
+	     unsigned int mrc_len);
+
+/* mrc_recv.c */
+void mrc_recv(struct sk_buff *skb);
+
+/* mrc_req.c */
+int mrc_req_init(struct mrc_qp *qp);
+void mrc_req_cleanup(struct mrc_qp *qp);
+void mrc_req_start(struct mrc_qp *qp);
+void mrc_req_kick(struct mrc_qp *qp);
+void mrc_req_setup(struct mrc_qp *qp);
+void mrc_qp_init_evs(struct mrc_qp *qp);
+void mrc_req_stop(struct mrc_qp *qp);
+void mrc_req_update_rto(struct mrc_qp *qp);
+u32 mrc_now_us(void);
+
+/* mrc_comp.c */
+void mrc_comp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
+		  struct sk_buff_head *txq);
+void mrc_comp_complete(struct mrc_qp *qp);
+void mrc_comp_fail(struct mrc_qp *qp, enum ib_wc_status status);
+
+/* mrc_resp.c */
+int mrc_resp_init(struct mrc_qp *qp);
+void mrc_resp_cleanup(struct mrc_qp *qp);
+void mrc_resp_start(struct mrc_qp *qp);
+void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
+		  struct sk_buff_head *txq);
+void mrc_resp_probe(struct mrc_qp *qp, struct mrc_pkt *pkt,
+		    struct sk_buff_head *txq);
+void mrc_resp_unexpected(struct mrc_qp *qp, struct mrc_pkt *pkt,
+			 struct sk_buff_head *txq);
+
+/* mrc_mr.c */
+struct mrc_mr *mrc_mr_lookup(struct mrc_dev *dev, u32 key);
+bool mrc_mr_covers(const struct mrc_mr *mr, u64 va, u64 len);
+void mrc_mr_copy(struct mrc_mr *mr, u64 va, void *buf, u32 len, bool to_mr);
 
 /* mrc_verbs.c */
 int mrc_register_device(struct mrc_dev *dev, const char *name);
@@ -238,5 +425,8 @@ int mrc_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		  const struct ib_send_wr **bad_wr);
 int mrc_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
+void mrc_qp_error(struct mrc_qp *qp);
+u32 mrc_queue_pending(struct mrc_queue *q, u32 cons);
+void mrc_qp_post_cqe(struct mrc_qp *qp, bool send, struct mrc_cqe *cqe);
 
 #endif /* MRC_H */

@@ -1,28 +1,270 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * rdma_mrc: MRC wire format.  Header sizes, opcodes and field accessors
- * live here and nowhere else; Documentation/mrc/wire-format.rst describes
- * every field.
+ * rdma_mrc: MRC wire format.  Header layouts, opcodes, field accessors and
+ * sizes live here and nowhere else; Documentation/mrc/wire-format.rst
+ * describes every field and which layouts are corroborated by public
+ * implementations and which are this project's choice.
+ *
+ * A packet is  IP / UDP (dport udp_port, checksum 0) / BTH / ... / ICRC.
+ * All multi-byte fields are big endian.
  */
 #ifndef MRC_HDR_H
 #define MRC_HDR_H
 
+#include <linux/bits.h>
 #include <linux/ipv6.h>
+#include <linux/types.h>
 #include <linux/udp.h>
+#include <asm/byteorder.h>
 
-/* Header lengths in bytes. */
+/* ---- opcodes: the MRC space has the upper three bits 0b110 ---- */
+enum mrc_opcode {
+	MRC_OP_WRITE_FIRST		= 0xc6,
+	MRC_OP_WRITE_MIDDLE		= 0xc7,
+	MRC_OP_WRITE_LAST		= 0xc8,
+	MRC_OP_WRITE_LAST_IMM		= 0xc9,
+	MRC_OP_WRITE_ONLY		= 0xca,
+	MRC_OP_WRITE_ONLY_IMM		= 0xcb,
+	MRC_OP_ACK			= 0xd1,
+	MRC_OP_EP_REQUEST		= 0xd8,
+	MRC_OP_EP_RESPONSE		= 0xd9,
+	MRC_OP_SACK			= 0xdc,
+	MRC_OP_NACK			= 0xdd,
+	MRC_OP_PROBE			= 0xde,
+};
+
+#define MRC_OP_SPACE_MASK		0xe0
+#define MRC_OP_SPACE			0xc0
+/* IBTA's RC opcodes: 0x00-0x1f. */
+#define MRC_OP_RC_SPACE_MASK		0xe0
+#define MRC_OP_RC_SPACE			0x00
+
+static inline bool mrc_op_is_write(u8 op)
+{
+	return op >= MRC_OP_WRITE_FIRST && op <= MRC_OP_WRITE_ONLY_IMM;
+}
+
+static inline bool mrc_op_has_imm(u8 op)
+{
+	return op == MRC_OP_WRITE_LAST_IMM || op == MRC_OP_WRITE_ONLY_IMM;
+}
+
+/* The packet ends its message (carries the message's last byte). */
+static inline bool mrc_op_is_last(u8 op)
+{
+	return op == MRC_OP_WRITE_LAST || op == MRC_OP_WRITE_LAST_IMM ||
+	       op == MRC_OP_WRITE_ONLY || op == MRC_OP_WRITE_ONLY_IMM;
+}
+
+/* ---- BTH, 12 bytes ---- */
+struct mrc_bth {
+	u8 opcode;
+	u8 flags;		/* SE, M (unused: 0), PadCnt (2), TVer (4) = 0 */
+	__be16 pkey;
+	u8 rsvd_ecn;		/* reserved; masked in the ICRC */
+	u8 dqpn[3];
+	u8 ack_flags;		/* AckReq | R | rtx | tsh | reserved */
+	u8 psn[3];
+} __packed;
+
+#define MRC_BTH_PADCNT_SHIFT		4
+#define MRC_BTH_PADCNT_MASK		0x30
+#define MRC_BTH_ACKREQ			BIT(7)
+#define MRC_BTH_RTX			BIT(5)
+#define MRC_BTH_TSH			BIT(4)
+#define MRC_BTH_ACK_FLAGS_KNOWN		(MRC_BTH_ACKREQ | MRC_BTH_RTX | \
+					 MRC_BTH_TSH)
+
+#define MRC_PSN_BITS			24
+/* Half the PSN space: a serial difference beyond it means "before". */
+#define MRC_PSN_HALF			BIT(MRC_PSN_BITS - 1)
+#define MRC_QPN_BITS			24
+
+static inline u32 mrc_get24(const u8 *p)
+{
+	return (p[0] << 16) | (p[1] << 8) | p[2];
+}
+
+static inline void mrc_put24(u8 *p, u32 v)
+{
+	p[0] = v >> 16;
+	p[1] = v >> 8;
+	p[2] = v;
+}
+
+static inline u32 mrc_bth_psn(const struct mrc_bth *bth)
+{
+	return mrc_get24(bth->psn);
+}
+
+static inline u32 mrc_bth_dqpn(const struct mrc_bth *bth)
+{
+	return mrc_get24(bth->dqpn);
+}
+
+static inline u8 mrc_bth_padcnt(const struct mrc_bth *bth)
+{
+	return (bth->flags & MRC_BTH_PADCNT_MASK) >> MRC_BTH_PADCNT_SHIFT;
+}
+
+/* ---- METH, 4 bytes, every request packet ---- */
+struct mrc_meth {
+	__be16 rqmsn;		/* WriteIMM sequence number (receive queue MSN) */
+	__be16 msn;		/* message sequence number */
+} __packed;
+
+/* ---- TSETH, 4 bytes, iff BTH.tsh ---- */
+struct mrc_tseth {
+	__be16 tx_ts;		/* sender's clock, MRC_TS_UNIT_NS units */
+	__be16 flags;		/* TSR (1) | reserved (11) | ftype (4) */
+} __packed;
+
+#define MRC_TSETH_FTYPE			1
+#define MRC_TSETH_FTYPE_MASK		0x000f
+#define MRC_TSETH_TSR			BIT(15)
+#define MRC_TS_UNIT_NS			128
+/* With TSR set (what rdma_mrc sends): units of 2^15 ns, about 32.8 us. */
+#define MRC_TS_COARSE_SHIFT		15
+
+/* ---- RETH, 16 bytes, every request packet ---- */
+struct mrc_reth {
+	__be64 va;		/* where this packet's payload goes */
+	__be32 rkey;
+	__be32 dmalen;		/* length of the whole operation */
+} __packed;
+
+/* ---- ImmDt, 4 bytes ---- */
+struct mrc_immdt {
+	__be32 imm;
+} __packed;
+
+/* ---- AETH, 4 bytes: the semantic ACK / NAK (opcode 0xd1) ---- */
+struct mrc_aeth {
+	__be32 smsn;		/* syndrome (8) | MSN (24) */
+} __packed;
+
+#define MRC_AETH_SYN_SHIFT		24
+#define MRC_AETH_MSN_MASK		0x00ffffff
+/* Syndromes: IBTA's ACK with the credit field fixed at 0x1f, and NAKs. */
+#define MRC_AETH_ACK			0x1f
+#define MRC_AETH_NAK_INV_REQ		0x61
+#define MRC_AETH_NAK_REM_ACCESS		0x62
+#define MRC_AETH_NAK_REM_OP		0x63
+#define MRC_AETH_TYPE_MASK		0x60
+#define MRC_AETH_TYPE_NAK		0x60
+
+/* ---- SETH, 28 bytes, then CC_STATE, 8 bytes: Reliability SACK ---- */
+struct mrc_seth {
+	__be16 flags;		/* reserved | M (2) | reserved | PR (1) | rsvd */
+	__be16 ack_psn_off;	/* signed; probe id when PR */
+	__be32 entropy;		/* EV of the packet that triggered this SACK */
+	__be16 scid;
+	__be16 dcid;
+	u8 rsvd;
+	u8 cack_psn[3];
+	u8 cc;			/* cc_type (4) | cc_flags (4) */
+	u8 mpr;			/* units of MRC_MPR_UNIT PSNs */
+	__be16 sack_off;	/* signed: bitmap base = cack_psn + sack_off */
+	__be64 bitmap;		/* bit i: PSN base + i arrived */
+} __packed;
+
+/* SETH.flags is big endian; byte 1 holds M in bits 6-5 and PR in bit 1. */
+#define MRC_SETH_M_SHIFT		5
+#define MRC_SETH_M_MASK			(0x3 << MRC_SETH_M_SHIFT)
+#define MRC_SETH_PR			BIT(1)
+
+enum mrc_sack_m {
+	MRC_SACK_M_NONE		= 0,
+	MRC_SACK_M_SKIP_ONCE	= 1,
+	MRC_SACK_M_ALWAYS_SKIP	= 2,
+};
+
+#define MRC_SACK_BITMAP_BITS		64
+#define MRC_MPR_UNIT			128
+
+struct mrc_cc_state {
+	__be16 tx_ts;		/* reflected TSETH timestamp */
+	__be16 ooo_count;	/* reserved (1) | ooo_count (15) */
+	__be32 rcv;		/* rc (1) | rcv_cwnd_pen (7) | rcvd_bytes (24) */
+} __packed;
+
+#define MRC_CC_RCVD_BYTES_MASK		0x00ffffff
+#define MRC_CC_RCVD_BYTES_UNIT		256
+#define MRC_CC_PEN_SHIFT		24
+#define MRC_CC_PEN_MASK			0x7f
+#define MRC_CC_RC			BIT(31)
+
+/* ---- NETH, 20 bytes: Reliability NACK ---- */
+struct mrc_neth {
+	__be16 rsvd0;
+	u8 reason;
+	u8 vendor;
+	__be32 entropy;
+	__be16 scid;
+	__be16 dcid;
+	u8 rsvd1;
+	u8 nack_psn[3];
+	u8 cc;
+	u8 rsvd2;
+	__be16 tx_ts;
+} __packed;
+
+enum mrc_nack_reason {
+	MRC_NACK_TRIMMED		= 0x01,
+	MRC_NACK_TRIMMED_LASTHOP	= 0x02,
+	MRC_NACK_NO_BITMAP		= 0x06,
+	MRC_NACK_NO_PKT_BUFFER		= 0x07,
+	MRC_NACK_NO_RESOURCE		= 0x0a,
+	MRC_NACK_PSN_OOR_WINDOW		= 0x0b,
+	MRC_NACK_UNEXP_EVENT		= 0x19,
+};
+
+/* ---- PETH, 16 bytes: Reliability PROBE ---- */
+struct mrc_peth {
+	u8 rsvd0[3];
+	u8 vendor;
+	__be16 probe_id;
+	__be16 rsvd1;
+	__be16 scid;
+	__be16 dcid;
+	__be16 tx_ts;
+	__be16 ts_flags;	/* TSR / ftype, as TSETH */
+} __packed;
+
+/* SETH/NETH entropy: the UDP source port is EV[31:16] (structured EV). */
+#define MRC_EV_SPORT_SHIFT		16
+
+/* IP: DSCP sits above the two ECN bits; an IPv4 GID is ::ffff:a.b.c.d. */
+#define MRC_DSCP_SHIFT			2
+#define MRC_GID_V4_OFFSET		12
+
+/* ---- lengths ---- */
+#define MRC_IPV4_HLEN		sizeof(struct iphdr)
 #define MRC_IPV6_HLEN		sizeof(struct ipv6hdr)
 #define MRC_UDP_HLEN		sizeof(struct udphdr)
-#define MRC_BTH_LEN		12
-#define MRC_METH_LEN		4
-#define MRC_TSETH_LEN		4
-#define MRC_RETH_LEN		16
-#define MRC_IMMDT_LEN		4
-#define MRC_ICRC_LEN		4
+#define MRC_BTH_LEN		sizeof(struct mrc_bth)
+#define MRC_METH_LEN		sizeof(struct mrc_meth)
+#define MRC_TSETH_LEN		sizeof(struct mrc_tseth)
+#define MRC_RETH_LEN		sizeof(struct mrc_reth)
+#define MRC_IMMDT_LEN		sizeof(struct mrc_immdt)
+#define MRC_AETH_LEN		sizeof(struct mrc_aeth)
+#define MRC_SETH_LEN		sizeof(struct mrc_seth)
+#define MRC_CC_STATE_LEN	sizeof(struct mrc_cc_state)
+#define MRC_NETH_LEN		sizeof(struct mrc_neth)
+#define MRC_PETH_LEN		sizeof(struct mrc_peth)
+#define MRC_ICRC_LEN		sizeof(__be32)
+#define MRC_PAD_ALIGN		4
 
 /* The most header bytes a data packet carries around its payload. */
 #define MRC_MAX_DATA_OVERHEAD	(MRC_IPV6_HLEN + MRC_UDP_HLEN + MRC_BTH_LEN + \
 				 MRC_METH_LEN + MRC_TSETH_LEN + MRC_RETH_LEN + \
 				 MRC_IMMDT_LEN + MRC_ICRC_LEN)
+
+/* Length of the headers after BTH of a request packet. */
+static inline unsigned int mrc_req_hdr_len(u8 op, bool tsh)
+{
+	return MRC_METH_LEN + (tsh ? MRC_TSETH_LEN : 0) + MRC_RETH_LEN +
+	       (mrc_op_has_imm(op) ? MRC_IMMDT_LEN : 0);
+}
 
 #endif /* MRC_HDR_H */

@@ -18,6 +18,46 @@ unsigned short mrc_param_udp_port = MRC_DEFAULT_UDP_PORT;
 module_param_named(udp_port, mrc_param_udp_port, ushort, 0444);
 MODULE_PARM_DESC(udp_port, "UDP destination port of MRC packets (default 4791, as RoCEv2)");
 
+unsigned int mrc_param_mpr_units = MRC_DEFAULT_MPR_UNITS;
+module_param_named(mpr_units, mrc_param_mpr_units, uint, 0644);
+MODULE_PARM_DESC(mpr_units, "Receive window (MPR) advertised by new QPs, in units of 128 PSNs (1-32, default 32)");
+
+unsigned int mrc_param_max_wimm = MRC_DEFAULT_MAX_WIMM;
+module_param_named(max_wimm_inflight, mrc_param_max_wimm, uint, 0644);
+MODULE_PARM_DESC(max_wimm_inflight, "WriteIMMs a requester keeps in flight (default 64)");
+
+unsigned int mrc_param_ev_count = MRC_DEFAULT_EV_COUNT;
+module_param_named(ev_count, mrc_param_ev_count, uint, 0644);
+MODULE_PARM_DESC(ev_count, "Entropy values per QP under plain verbs (1-256, default 64)");
+
+unsigned int mrc_param_dupthresh = MRC_DEFAULT_DUPTHRESH;
+module_param_named(dupthresh, mrc_param_dupthresh, uint, 0644);
+MODULE_PARM_DESC(dupthresh, "Later PSNs delivered before a missing one is resent (default 3)");
+
+unsigned int mrc_param_rto_min_us = MRC_DEFAULT_RTO_MIN_US;
+module_param_named(rto_min_us, mrc_param_rto_min_us, uint, 0644);
+MODULE_PARM_DESC(rto_min_us, "Floor of the adaptive retransmission timeout in microseconds (default 1000)");
+
+unsigned int mrc_param_exp_retries = MRC_DEFAULT_EXP_RETRIES;
+module_param_named(exp_retries, mrc_param_exp_retries, uint, 0644);
+MODULE_PARM_DESC(exp_retries, "Doubling timeouts after retry_cnt ones before RETRY_EXC (default 7)");
+
+unsigned int mrc_param_dscp_data = MRC_DEFAULT_DSCP_TRIMMABLE;
+module_param_named(dscp_data, mrc_param_dscp_data, uint, 0644);
+MODULE_PARM_DESC(dscp_data, "DSCP of data packets (DSCP_TRIMMABLE, default 8)");
+
+unsigned int mrc_param_dscp_retx = MRC_DEFAULT_DSCP_TRIMMABLE_RETX;
+module_param_named(dscp_retx, mrc_param_dscp_retx, uint, 0644);
+MODULE_PARM_DESC(dscp_retx, "DSCP of retransmitted data packets (DSCP_TRIMMABLE_RETX, default 16)");
+
+unsigned int mrc_param_dscp_control = MRC_DEFAULT_DSCP_CONTROL;
+module_param_named(dscp_control, mrc_param_dscp_control, uint, 0644);
+MODULE_PARM_DESC(dscp_control, "DSCP of SACK/NACK/ACK packets (DSCP_CONTROL, default 46)");
+
+unsigned int mrc_param_control_pkey = MRC_DEFAULT_CONTROL_PKEY;
+module_param_named(control_pkey, mrc_param_control_pkey, uint, 0644);
+MODULE_PARM_DESC(control_pkey, "P_Key carried by control packets (default 0xffff)");
+
 static const int mrc_obj_limit[MRC_NUM_OBJ_TYPES] = {
 	[MRC_OBJ_UCONTEXT] = INT_MAX,
 	[MRC_OBJ_PD] = MRC_MAX_PD,

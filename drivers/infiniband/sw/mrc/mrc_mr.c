@@ -4,6 +4,7 @@
  * (so a packet's rkey is looked up in O(1)) with an 8-bit tag that changes
  * each time an index is reused.
  */
+#include <linux/highmem.h>
 #include <linux/random.h>
 #include <rdma/ib_umem.h>
 
@@ -42,6 +43,78 @@ static void mrc_mr_del(struct mrc_dev *dev, struct mrc_mr *mr)
 {
 	xa_erase(&dev->mr_xa, mr->index);
 	mrc_obj_put(dev, MRC_OBJ_MR);
+}
+
+/* The pinned pages of a user MR, in address order, for placement. */
+static int mrc_mr_map_pages(struct mrc_mr *mr)
+{
+	struct ib_umem *umem = mr->umem;
+	struct sg_page_iter iter;
+	unsigned int i = 0;
+
+	mr->npages = ib_umem_num_pages(umem);
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages)
+		return -ENOMEM;
+	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
+		if (i == mr->npages)
+			break;
+		mr->pages[i++] = sg_page_iter_page(&iter);
+	}
+	mr->page_offset = ib_umem_offset(umem);
+	return 0;
+}
+
+/* The MR a key names, under rcu_read_lock(); NULL if none. */
+struct mrc_mr *mrc_mr_lookup(struct mrc_dev *dev, u32 key)
+{
+	struct mrc_mr *mr = xa_load(&dev->mr_xa, key >> MRC_KEY_TAG_BITS);
+
+	if (!mr || mr->ibmr.rkey != key || mr->type != MRC_MR_USER)
+		return NULL;
+	return mr;
+}
+
+/* Whether [va, va + len) lies inside @mr; overflow-safe. */
+bool mrc_mr_covers(const struct mrc_mr *mr, u64 va, u64 len)
+{
+	u64 end, mr_end;
+
+	if (check_add_overflow(va, len, &end) ||
+	    check_add_overflow(mr->iova, mr->length, &mr_end))
+		return false;
+	return va >= mr->iova && end <= mr_end;
+}
+
+/**
+ * mrc_mr_copy - copy between @buf and the MR's memory at @va
+ * @mr: a user MR covering [va, va + len) (checked by the caller)
+ * @va: address in the MR's iova space
+ * @buf: kernel buffer
+ * @len: bytes
+ * @to_mr: direction
+ *
+ * Any context: the pages are pinned and mapped one at a time.
+ */
+void mrc_mr_copy(struct mrc_mr *mr, u64 va, void *buf, u32 len, bool to_mr)
+{
+	u64 off = va - mr->iova + mr->page_offset;
+
+	while (len) {
+		unsigned int idx = off >> PAGE_SHIFT;
+		unsigned int in_page = offset_in_page(off);
+		unsigned int n = min_t(u32, len, PAGE_SIZE - in_page);
+		void *addr = kmap_local_page(mr->pages[idx]);
+
+		if (to_mr)
+			memcpy(addr + in_page, buf, n);
+		else
+			memcpy(buf, addr + in_page, n);
+		kunmap_local(addr);
+		buf += n;
+		off += n;
+		len -= n;
+	}
 }
 
 /* A region of all memory for kernel consumers' local access. */
@@ -92,6 +165,9 @@ struct ib_mr *mrc_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 
 	mr->type = MRC_MR_USER;
 	mr->umem = umem;
+	err = mrc_mr_map_pages(mr);
+	if (err)
+		goto err_umem;
 	mr->iova = iova;
 	mr->length = length;
 	mr->access = access;
@@ -104,6 +180,7 @@ struct ib_mr *mrc_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	return &mr->ibmr;
 
 err_umem:
+	kvfree(mr->pages);
 	ib_umem_release(umem);
 err_free:
 	kfree(mr);
@@ -115,6 +192,9 @@ int mrc_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct mrc_mr *mr = to_mmr(ibmr);
 
 	mrc_mr_del(to_mdev(ibmr->device), mr);
+	/* Packets being placed into it look it up under RCU. */
+	synchronize_rcu();
+	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
 	kfree(mr);
 	return 0;

@@ -7,12 +7,17 @@
  * and the port stays free for others (e.g. rxe).
  */
 #include <linux/module.h>
+#include <net/inet_ecn.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
 #include <net/ipv6_stubs.h>
+#include <net/route.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/udp_tunnel.h>
 
 #include "mrc.h"
+#include "mrc_hdr.h"
 
 struct mrc_net {
 	struct net *net;	/* not counted: the entry dies with the namespace */
@@ -29,14 +34,186 @@ static unsigned int mrc_net_id __read_mostly;
 /* Serialises socket creation and release across namespaces. */
 static DEFINE_MUTEX(mrc_net_mutex);
 
+/* Send what was queued under the QP's lock, now that it is released. */
+void mrc_net_xmit_list(struct mrc_qp *qp, struct sk_buff_head *list)
+{
+	struct mrc_tx_cb *cb;
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(list))) {
+		cb = (struct mrc_tx_cb *)skb->cb;
+		mrc_net_xmit(qp, skb, cb->sport, cb->dscp, cb->ect);
+	}
+}
+
+/* UDP hands us every packet for udp_port; we always consume it. */
 static int mrc_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
-	/*
-	 * The receive path is not part of this build yet: consume the
-	 * packet so that it does not reach the socket's queue.
-	 */
-	kfree_skb(skb);
+	mrc_recv(skb);
 	return 0;
+}
+
+/**
+ * mrc_net_alloc_skb - a packet with room for IP, UDP and the ICRC
+ * @qp: the sending QP
+ * @len: bytes from the BTH to the ICRC, put and left for the caller to fill
+ */
+struct sk_buff *mrc_net_alloc_skb(struct mrc_qp *qp, unsigned int len)
+{
+	struct net_device *ndev = qp->dev->ndev;
+	unsigned int head = LL_RESERVED_SPACE(ndev) + MRC_IPV6_HLEN +
+			    MRC_UDP_HLEN;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(head + len + MRC_ICRC_LEN, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, head);
+	skb_put(skb, len);
+	return skb;
+}
+
+static void mrc_put_udp(struct sk_buff *skb, u16 sport)
+{
+	struct udphdr *udph;
+
+	udph = skb_push(skb, MRC_UDP_HLEN);
+	skb_reset_transport_header(skb);
+	udph->source = htons(sport);
+	udph->dest = htons(mrc_param_udp_port);
+	udph->len = htons(skb->len);
+	udph->check = 0;	/* MRC sends no UDP checksum */
+}
+
+static int mrc_xmit4(struct mrc_qp *qp, struct sk_buff *skb, u16 sport,
+		     u8 tos)
+{
+	struct net_device *ndev = qp->dev->ndev;
+	struct net *net = dev_net(ndev);
+	struct flowi4 fl4 = {
+		.flowi4_oif = ndev->ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.flowi4_tos = RT_TOS(tos),
+		.fl4_sport = htons(sport),
+		.fl4_dport = htons(mrc_param_udp_port),
+	};
+	struct rtable *rt;
+	struct iphdr *iph;
+
+	memcpy(&fl4.saddr, qp->path.sgid.raw + MRC_GID_V4_OFFSET,
+	       sizeof(fl4.saddr));
+	memcpy(&fl4.daddr, qp->path.dgid.raw + MRC_GID_V4_OFFSET,
+	       sizeof(fl4.daddr));
+	rt = ip_route_output_key(net, &fl4);
+	if (IS_ERR(rt))
+		return PTR_ERR(rt);
+
+	iph = skb_push(skb, MRC_IPV4_HLEN);
+	skb_reset_network_header(skb);
+	iph->version = IPVERSION;
+	iph->ihl = MRC_IPV4_HLEN / sizeof(u32);
+	iph->tos = tos;
+	iph->tot_len = htons(skb->len);
+	/* An atomic datagram (DF): the ID carries nothing (RFC 6864). */
+	iph->id = 0;
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = MRC_DEFAULT_TTL;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = fl4.saddr;
+	iph->daddr = fl4.daddr;
+	iph->check = 0;
+
+	skb_dst_set(skb, &rt->dst);
+	skb->protocol = htons(ETH_P_IP);
+	return 0;
+}
+
+static int mrc_xmit6(struct mrc_qp *qp, struct sk_buff *skb, u16 sport,
+		     u8 tclass)
+{
+	struct net_device *ndev = qp->dev->ndev;
+	struct net *net = dev_net(ndev);
+	struct flowi6 fl6 = {
+		.flowi6_oif = ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.fl6_sport = htons(sport),
+		.fl6_dport = htons(mrc_param_udp_port),
+	};
+	struct dst_entry *dst;
+	struct ipv6hdr *ip6h;
+
+	memcpy(&fl6.saddr, qp->path.sgid.raw, sizeof(fl6.saddr));
+	memcpy(&fl6.daddr, qp->path.dgid.raw, sizeof(fl6.daddr));
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
+
+	ip6h = skb_push(skb, MRC_IPV6_HLEN);
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, tclass, 0);
+	ip6h->payload_len = htons(skb->len - MRC_IPV6_HLEN);
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = MRC_DEFAULT_TTL;
+	ip6h->saddr = fl6.saddr;
+	ip6h->daddr = fl6.daddr;
+
+	skb_dst_set(skb, dst);
+	skb->protocol = htons(ETH_P_IPV6);
+	return 0;
+}
+
+/**
+ * mrc_net_xmit - encapsulate and send one MRC packet of @qp
+ * @qp: the QP whose path the packet takes
+ * @skb: from mrc_net_alloc_skb(), BTH and what follows filled in
+ * @sport: the UDP source port, i.e. the packet's entropy value
+ * @dscp: its DSCP class
+ * @ect: mark it ECN-capable (data) or not (control)
+ *
+ * Consumes @skb.  Softirq or process context; never sleeps.
+ */
+void mrc_net_xmit(struct mrc_qp *qp, struct sk_buff *skb, u16 sport, u8 dscp,
+		  bool ect)
+{
+	struct mrc_dev *dev = qp->dev;
+	u8 tos = (dscp << MRC_DSCP_SHIFT) | (ect ? INET_ECN_ECT_0 : 0);
+	unsigned int mrc_len = skb->len;
+	struct udphdr *udph;
+	int err;
+
+	/* The IP layer's control block shares skb->cb with mrc_tx_cb. */
+	memset(skb->cb, 0, sizeof(skb->cb));
+	mrc_put_udp(skb, sport);
+	udph = udp_hdr(skb);
+	/* The UDP length covers the ICRC, appended below. */
+	udph->len = htons(skb->len + MRC_ICRC_LEN);
+
+	if (qp->path.net_type == RDMA_NETWORK_IPV4)
+		err = mrc_xmit4(qp, skb, sport, tos);
+	else
+		err = mrc_xmit6(qp, skb, sport, tos);
+	if (err) {
+		mrc_counter_inc(dev, MRC_CNT_TX_ROUTE_ERRORS);
+		kfree_skb(skb);
+		return;
+	}
+
+	/* The IP length fields must count the ICRC before it is computed. */
+	skb_put(skb, MRC_ICRC_LEN);
+	if (ip_hdr(skb)->version == IPVERSION)
+		ip_hdr(skb)->tot_len = htons(skb->len);
+	else
+		ipv6_hdr(skb)->payload_len = htons(skb->len - MRC_IPV6_HLEN);
+	put_unaligned_le32(mrc_icrc(skb, udph, mrc_len),
+			   skb_tail_pointer(skb) - MRC_ICRC_LEN);
+
+	skb->ip_summed = CHECKSUM_NONE;
+	mrc_counter_inc(dev, MRC_CNT_TX_PKTS);
+	mrc_counter_add(dev, MRC_CNT_TX_BYTES, skb->len);
+	if (ip_hdr(skb)->version == IPVERSION)
+		ip_local_out(dev_net(dev->ndev), NULL, skb);
+	else
+		ip6_local_out(dev_net(dev->ndev), NULL, skb);
 }
 
 static struct socket *mrc_udp_tunnel_open(struct net *net, bool ipv6)

@@ -64,6 +64,48 @@
 #define MRC_MR_INDEX_FIRST		1
 #define MRC_MR_INDEX_MAX		((1U << (32 - MRC_KEY_TAG_BITS)) - 1)
 
+/*
+ * Transport defaults both ends assume under plain verbs (MRC-FACTS
+ * "Choices"); the (p) ones are module parameters, defined in mrc_main.c.
+ */
+#define MRC_MPR_UNIT_PSNS		128	/* the API's MPR unit */
+#define MRC_MPR_MAX_UNITS		32	/* largest MPR: 4096 PSNs */
+#define MRC_MPR_MAX_PSNS		(MRC_MPR_MAX_UNITS * MRC_MPR_UNIT_PSNS)
+#define MRC_DEFAULT_MPR_UNITS		32	/* (p) */
+#define MRC_DEFAULT_MAX_WIMM		64	/* (p) WriteIMMs in flight */
+#define MRC_DEFAULT_EV_COUNT		64	/* (p) EVs per QP */
+#define MRC_MAX_EV_COUNT		256
+#define MRC_EV_SPORT_BASE		49152	/* EVs map into 49152-65535 */
+#define MRC_EV_SPORT_SPAN		16384
+#define MRC_DEFAULT_DUPTHRESH		3	/* (p) later PSNs before a resend */
+#define MRC_DEFAULT_RTO_MIN_US		1000	/* (p) RTO floor */
+#define MRC_RTO_INIT_US			10000	/* before any RTT sample */
+#define MRC_DEFAULT_EXP_RETRIES		7	/* (p) doubling RTOs after retry_cnt */
+#define MRC_SACK_EVERY_PKTS		16	/* coalesced SACK period */
+#define MRC_DEFAULT_TTL			64
+
+/* DSCP classes (p). */
+#define MRC_DEFAULT_DSCP_NO_TRIM	0
+#define MRC_DEFAULT_DSCP_TRIMMABLE	8
+#define MRC_DEFAULT_DSCP_TRIMMABLE_RETX	16
+#define MRC_DEFAULT_DSCP_TRIMMED	24
+#define MRC_DEFAULT_DSCP_TRIMMED_LASTHOP 26
+#define MRC_DEFAULT_DSCP_CONTROL	46
+#define MRC_DEFAULT_CONTROL_PKEY	0xffff	/* (p) P_Key on control packets */
+
+/* The IB verbs timeout attribute: 4.096 us * 2^t; 0 means none. */
+#define MRC_VERBS_TIMEOUT_BASE_NS	4096
+
 extern unsigned short mrc_param_udp_port;
+extern unsigned int mrc_param_mpr_units;
+extern unsigned int mrc_param_max_wimm;
+extern unsigned int mrc_param_ev_count;
+extern unsigned int mrc_param_dupthresh;
+extern unsigned int mrc_param_rto_min_us;
+extern unsigned int mrc_param_exp_retries;
+extern unsigned int mrc_param_dscp_data;
+extern unsigned int mrc_param_dscp_retx;
+extern unsigned int mrc_param_dscp_control;
+extern unsigned int mrc_param_control_pkey;
 
 #endif /* MRC_PARAM_H */

@@ -103,27 +103,33 @@ int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	qp->dev = dev;
 	mutex_init(&qp->state_mutex);
-	spin_lock_init(&qp->sq_lock);
-	spin_lock_init(&qp->rq_lock);
+	spin_lock_init(&qp->dp.lock);
+	mrc_req_setup(qp);
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 
 	err = mrc_qp_init_queues(qp, init);
 	if (err)
 		goto err_obj;
+	err = mrc_req_init(qp);
+	if (err)
+		goto err_queues;
+	err = mrc_resp_init(qp);
+	if (err)
+		goto err_req;
 	err = mrc_queue_expose(&qp->sq, &uctx->ibuc, &resp.sq);
 	if (err)
-		goto err_queues;
+		goto err_resp;
 	err = mrc_queue_expose(&qp->rq, &uctx->ibuc, &resp.rq);
 	if (err)
-		goto err_queues;
+		goto err_resp;
 	resp.max_inline_data = qp->cap.max_inline_data;
 
 	err = xa_alloc_cyclic(&dev->qp_xa, &qpn, qp,
 			      XA_LIMIT(MRC_QPN_FIRST, MRC_QPN_MAX),
 			      &dev->qpn_next, GFP_KERNEL);
 	if (err < 0)
-		goto err_queues;
+		goto err_resp;
 	ibqp->qp_num = qpn;
 
 	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
@@ -133,6 +139,11 @@ int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 err_qpn:
 	xa_erase(&dev->qp_xa, qpn);
+	synchronize_rcu();
+err_resp:
+	mrc_resp_cleanup(qp);
+err_req:
+	mrc_req_cleanup(qp);
 err_queues:
 	mrc_queue_cleanup(&qp->rq);
 	mrc_queue_cleanup(&qp->sq);
@@ -146,7 +157,12 @@ int mrc_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct mrc_qp *qp = to_mqp(ibqp);
 	struct mrc_dev *dev = qp->dev;
 
+	/* No packet finds it any more, and none is still being handled. */
 	xa_erase(&dev->qp_xa, ibqp->qp_num);
+	synchronize_rcu();
+	mrc_req_stop(qp);
+	mrc_resp_cleanup(qp);
+	mrc_req_cleanup(qp);
 	mrc_queue_cleanup(&qp->rq);
 	mrc_queue_cleanup(&qp->sq);
 	mutex_destroy(&qp->state_mutex);
@@ -155,7 +171,7 @@ int mrc_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 }
 
 /* Entries the provider published that the kernel has not consumed yet. */
-static u32 mrc_queue_pending(struct mrc_queue *q, u32 cons)
+u32 mrc_queue_pending(struct mrc_queue *q, u32 cons)
 {
 	u32 n = mrc_index_read(&q->ctl->prod) - cons;
 
@@ -176,56 +192,49 @@ static void mrc_flush_one(struct mrc_qp *qp, struct mrc_cq *cq, u64 wr_id,
 	mrc_cq_post(cq, &cqe, false);
 }
 
-/* Complete every queued send WQE with IB_WC_WR_FLUSH_ERR. */
+/* Complete every queued send WQE with IB_WC_WR_FLUSH_ERR; dp.lock held. */
 static void mrc_flush_sq(struct mrc_qp *qp)
 {
 	struct mrc_cq *cq = to_mcq(qp->ibqp.send_cq);
 	struct mrc_send_wqe *wqe;
-	unsigned long flags;
 	u32 n;
 
-	spin_lock_irqsave(&qp->sq_lock, flags);
 	for (n = mrc_queue_pending(&qp->sq, qp->sq_cons); n; n--) {
 		wqe = mrc_queue_slot(&qp->sq, qp->sq_cons);
 		mrc_flush_one(qp, cq, READ_ONCE(wqe->wr_id), MRC_CQE_RDMA_WRITE);
 		qp->sq_cons++;
 	}
+	qp->dp.sq_fetch = qp->sq_cons;
+	qp->dp.seg_index = qp->sq_cons;
+	qp->dp.seg_off = 0;
 	mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
 }
 
-/* Complete every posted receive WQE with IB_WC_WR_FLUSH_ERR. */
+/* Complete every posted receive WQE with IB_WC_WR_FLUSH_ERR; dp.lock held. */
 static void mrc_flush_rq(struct mrc_qp *qp)
 {
 	struct mrc_cq *cq = to_mcq(qp->ibqp.recv_cq);
 	struct mrc_recv_wqe *wqe;
-	unsigned long flags;
 	u32 n;
 
-	spin_lock_irqsave(&qp->rq_lock, flags);
 	for (n = mrc_queue_pending(&qp->rq, qp->rq_cons); n; n--) {
 		wqe = mrc_queue_slot(&qp->rq, qp->rq_cons);
 		mrc_flush_one(qp, cq, READ_ONCE(wqe->wr_id), MRC_CQE_RECV);
 		qp->rq_cons++;
 	}
 	mrc_index_publish(&qp->rq.ctl->cons, qp->rq_cons);
-	spin_unlock_irqrestore(&qp->rq_lock, flags);
 }
 
-/* RESET: drop whatever is queued, without completions. */
+/* RESET: drop whatever is queued, without completions.  dp.lock held. */
 static void mrc_qp_discard(struct mrc_qp *qp)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->sq_lock, flags);
 	qp->sq_cons += mrc_queue_pending(&qp->sq, qp->sq_cons);
+	qp->dp.sq_fetch = qp->sq_cons;
+	qp->dp.seg_index = qp->sq_cons;
+	qp->dp.seg_off = 0;
 	mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-
-	spin_lock_irqsave(&qp->rq_lock, flags);
 	qp->rq_cons += mrc_queue_pending(&qp->rq, qp->rq_cons);
 	mrc_index_publish(&qp->rq.ctl->cons, qp->rq_cons);
-	spin_unlock_irqrestore(&qp->rq_lock, flags);
 }
 
 static void mrc_qp_event(struct mrc_qp *qp, enum ib_event_type type)
@@ -238,6 +247,28 @@ static void mrc_qp_event(struct mrc_qp *qp, enum ib_event_type type)
 
 	if (qp->ibqp.event_handler)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+void mrc_qp_post_cqe(struct mrc_qp *qp, bool send, struct mrc_cqe *cqe)
+{
+	mrc_cq_post(to_mcq(send ? qp->ibqp.send_cq : qp->ibqp.recv_cq), cqe,
+		    false);
+}
+
+/**
+ * mrc_qp_error - the driver moves @qp to the error state
+ * @qp: the QP, dp.lock held
+ *
+ * Flushes both queues and tells the consumer (IB_EVENT_QP_FATAL).
+ */
+void mrc_qp_error(struct mrc_qp *qp)
+{
+	if (qp->state == IB_QPS_ERR)
+		return;
+	qp->state = IB_QPS_ERR;
+	mrc_flush_sq(qp);
+	mrc_flush_rq(qp);
+	mrc_qp_event(qp, IB_EVENT_QP_FATAL);
 }
 
 /* Check and translate the address vector of INIT -> RTR into @path. */
@@ -360,15 +391,33 @@ int mrc_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->path = path;
 	}
 	mrc_qp_store_attr(qp, attr, mask);
-	qp->state = next;
 
+	spin_lock_bh(&qp->dp.lock);
+	/* The data path may have moved it to error meanwhile. */
+	if (qp->state != cur && next != IB_QPS_ERR && next != IB_QPS_RESET) {
+		spin_unlock_bh(&qp->dp.lock);
+		err = -EINVAL;
+		goto out;
+	}
+	qp->state = next;
 	switch (next) {
 	case IB_QPS_RESET:
 		mrc_qp_discard(qp);
 		break;
+	case IB_QPS_RTR:
+		if (cur == IB_QPS_INIT) {
+			mrc_qp_init_evs(qp);
+			mrc_resp_start(qp);
+		}
+		break;
+	case IB_QPS_RTS:
+		if (cur == IB_QPS_RTR)
+			mrc_req_start(qp);
+		mrc_req_update_rto(qp);
+		break;
 	case IB_QPS_SQD:
-		/* Nothing is in flight before the data path runs. */
-		if (cur != IB_QPS_SQD && qp->attr.en_sqd_async_notify)
+		if (cur != IB_QPS_SQD && qp->attr.en_sqd_async_notify &&
+		    qp->dp.una == qp->dp.psn_next)
 			mrc_qp_event(qp, IB_EVENT_SQ_DRAINED);
 		break;
 	case IB_QPS_ERR:
@@ -378,6 +427,9 @@ int mrc_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	default:
 		break;
 	}
+	spin_unlock_bh(&qp->dp.lock);
+	if (next == IB_QPS_RTS)
+		mrc_req_kick(qp);
 out:
 	mutex_unlock(&qp->state_mutex);
 	return err;
@@ -419,8 +471,12 @@ int mrc_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
-	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+	spin_lock_bh(&qp->dp.lock);
+	if (qp->state == IB_QPS_ERR)
 		mrc_flush_sq(qp);
+	else if (qp->state == IB_QPS_RTS)
+		mrc_req_kick(qp);
+	spin_unlock_bh(&qp->dp.lock);
 	return 0;
 }
 
@@ -433,7 +489,9 @@ int mrc_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
-	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+	spin_lock_bh(&qp->dp.lock);
+	if (qp->state == IB_QPS_ERR)
 		mrc_flush_rq(qp);
+	spin_unlock_bh(&qp->dp.lock);
 	return 0;
 }

@@ -143,6 +143,8 @@ void mrc_port_update(struct mrc_dev *dev)
 
 	if (!changed)
 		return;
+	if (state != IB_PORT_ACTIVE)
+		mrc_counter_inc(dev, MRC_CNT_LINK_DOWNED);
 	ev.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
 		IB_EVENT_PORT_ERR;
 	ib_dispatch_event(&ev);
@@ -258,6 +260,7 @@ static const struct ib_device_ops mrc_dev_ops = {
 	.driver_id = MRC_DRIVER_ID,
 	.uverbs_abi_ver = MRC_UVERBS_ABI_VERSION,
 
+	.alloc_hw_port_stats = mrc_alloc_hw_port_stats,
 	.alloc_pd = mrc_alloc_pd,
 	.alloc_ucontext = mrc_alloc_ucontext,
 	.create_ah = mrc_create_ah,
@@ -273,6 +276,7 @@ static const struct ib_device_ops mrc_dev_ops = {
 	.destroy_qp = mrc_destroy_qp,
 	.disassociate_ucontext = mrc_disassociate_ucontext,
 	.get_dma_mr = mrc_get_dma_mr,
+	.get_hw_stats = mrc_get_hw_stats,
 	.get_link_layer = mrc_get_link_layer,
 	.get_port_immutable = mrc_get_port_immutable,
 	.mmap = mrc_mmap,

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rdma_mrc: device counters.  Each counter is a per-device atomic, bumped
+ * from any context and read through the RDMA core's hw_stats interface.
+ */
+#include "mrc.h"
+#include "mrc_hw_counters.h"
+
+static const struct rdma_stat_desc mrc_counter_descs[MRC_NUM_COUNTERS] = {
+	[MRC_CNT_TX_PKTS].name = "tx_pkts",
+	[MRC_CNT_TX_BYTES].name = "tx_bytes",
+	[MRC_CNT_RX_PKTS].name = "rx_pkts",
+	[MRC_CNT_RX_BYTES].name = "rx_bytes",
+	[MRC_CNT_TX_DATA_PKTS].name = "tx_data_pkts",
+	[MRC_CNT_RX_DATA_PKTS].name = "rx_data_pkts",
+	[MRC_CNT_RETRANSMITS].name = "retransmits",
+	[MRC_CNT_FAST_RETRANSMITS].name = "fast_retransmits",
+	[MRC_CNT_TIMEOUT_RETRANSMITS].name = "timeout_retransmits",
+	[MRC_CNT_TIMEOUTS].name = "timeouts",
+	[MRC_CNT_RETRY_EXCEEDED].name = "retry_exceeded",
+	[MRC_CNT_SACKS_SENT].name = "sacks_sent",
+	[MRC_CNT_SACKS_RCVD].name = "sacks_rcvd",
+	[MRC_CNT_ACKS_SENT].name = "acks_sent",
+	[MRC_CNT_ACKS_RCVD].name = "acks_rcvd",
+	[MRC_CNT_NAKS_SENT].name = "naks_sent",
+	[MRC_CNT_NAKS_RCVD].name = "naks_rcvd",
+	[MRC_CNT_NACKS_SENT].name = "nacks_sent",
+	[MRC_CNT_NACKS_RCVD].name = "nacks_rcvd",
+	[MRC_CNT_NACK_TRIMMED].name = "nack_trimmed",
+	[MRC_CNT_NACK_TRIMMED_LASTHOP].name = "nack_trimmed_lasthop",
+	[MRC_CNT_NACK_NO_RESOURCE].name = "nack_no_resource",
+	[MRC_CNT_NACK_PSN_OOR_WINDOW].name = "nack_psn_oor_window",
+	[MRC_CNT_NACK_UNEXP_EVENT].name = "nack_unexp_event",
+	[MRC_CNT_NACK_OTHER].name = "nack_other",
+	[MRC_CNT_DUPLICATES].name = "duplicates",
+	[MRC_CNT_OUT_OF_WINDOW].name = "out_of_window",
+	[MRC_CNT_STASHED_WRITE_IMM].name = "stashed_write_imm",
+	[MRC_CNT_ECN_MARKED].name = "ecn_marked",
+	[MRC_CNT_PROBES_SENT].name = "probes_sent",
+	[MRC_CNT_PROBES_RCVD].name = "probes_rcvd",
+	[MRC_CNT_DROP_SHORT].name = "drop_short",
+	[MRC_CNT_DROP_BAD_ICRC].name = "drop_bad_icrc",
+	[MRC_CNT_DROP_BAD_OPCODE].name = "drop_bad_opcode",
+	[MRC_CNT_DROP_BAD_QPN].name = "drop_bad_qpn",
+	[MRC_CNT_DROP_BAD_STATE].name = "drop_bad_state",
+	[MRC_CNT_DROP_BAD_HEADER].name = "drop_bad_header",
+	[MRC_CNT_REMOTE_ACCESS_ERRORS].name = "remote_access_errors",
+	[MRC_CNT_TX_ROUTE_ERRORS].name = "tx_route_errors",
+	[MRC_CNT_LINK_DOWNED].name = "link_downed",
+};
+
+void mrc_counter_inc(struct mrc_dev *dev, enum mrc_counter c)
+{
+	atomic64_inc(&dev->counters[c]);
+}
+
+void mrc_counter_add(struct mrc_dev *dev, enum mrc_counter c, u64 n)
+{
+	atomic64_add(n, &dev->counters[c]);
+}
+
+struct rdma_hw_stats *mrc_alloc_hw_port_stats(struct ib_device *ibdev,
+					      u32 port)
+{
+	return rdma_alloc_hw_stats_struct(mrc_counter_descs, MRC_NUM_COUNTERS,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int mrc_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		     u32 port, int index)
+{
+	struct mrc_dev *dev = to_mdev(ibdev);
+	int i;
+
+	for (i = 0; i < MRC_NUM_COUNTERS; i++)
+		stats->value[i] = atomic64_read(&dev->counters[i]);
+	return MRC_NUM_COUNTERS;
+}

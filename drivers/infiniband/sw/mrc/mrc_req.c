@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rdma_mrc: the requester.  A per-QP tasklet copies WQEs from the send
+ * queue, cuts messages into path-MTU packets, each carrying its own RETH,
+ * and sprays them over the QP's entropy values; it never sends a PSN at or
+ * beyond the responder's window edge (una + MPR).  Packets the completer
+ * or the timer flagged are resent first, with rtx set, on the
+ * retransmission DSCP and another EV.
+ */
+#include <linux/jhash.h>
+#include <linux/ktime.h>
+#include <linux/vmalloc.h>
+
+#include "mrc.h"
+#include "mrc_hdr.h"
+
+/* Packets one tasklet run sends before yielding. */
+#define MRC_REQ_BUDGET		64
+#define MRC_NS_PER_US		1000
+
+u32 mrc_now_us(void)
+{
+	return div_u64(ktime_get_ns(), MRC_NS_PER_US);
+}
+
+static u16 mrc_now_ts(void)
+{
+	return ktime_get_ns() >> MRC_TS_COARSE_SHIFT;
+}
+
+int mrc_req_init(struct mrc_qp *qp)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+
+	dp->swqe_size = ALIGN(sizeof(struct mrc_swqe) + qp->sq.entry_size -
+			      sizeof(struct mrc_send_wqe), sizeof(u64));
+	dp->swqes = vzalloc(array_size(qp->sq.num, dp->swqe_size));
+	dp->txpkts = kvcalloc(MRC_MPR_MAX_PSNS, sizeof(*dp->txpkts),
+			      GFP_KERNEL);
+	if (!dp->swqes || !dp->txpkts) {
+		mrc_req_cleanup(qp);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void mrc_req_cleanup(struct mrc_qp *qp)
+{
+	vfree(qp->dp.swqes);
+	kvfree(qp->dp.txpkts);
+	qp->dp.swqes = NULL;
+	qp->dp.txpkts = NULL;
+}
+
+/*
+ * The QP's entropy values: distinct UDP source ports, spread per QP.  Set
+ * when the path is known (INIT -> RTR): the responder's control packets
+ * use them too.
+ */
+void mrc_qp_init_evs(struct mrc_qp *qp)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	u32 seed = jhash(qp->path.dgid.raw, sizeof(qp->path.dgid.raw),
+			 qp->ibqp.qp_num);
+	u32 step = jhash_2words(qp->ibqp.qp_num, qp->attr.dest_qp_num, seed);
+	u32 i;
+
+	/* An odd step visits every port of the power-of-two span once. */
+	step |= 1;
+	dp->nevs = clamp_t(u32, mrc_param_ev_count, 1, MRC_MAX_EV_COUNT);
+	for (i = 0; i < dp->nevs; i++)
+		dp->evs[i] = MRC_EV_SPORT_BASE +
+			     ((seed + i * step) % MRC_EV_SPORT_SPAN);
+	dp->ev_next = 0;
+}
+
+/* RTR -> RTS: start sending at sq_psn.  Called with dp.lock held. */
+void mrc_req_start(struct mrc_qp *qp)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+
+	dp->psn_next = qp->attr.sq_psn;
+	dp->una = dp->psn_next;
+	dp->sacked_high = dp->psn_next;
+	dp->sq_fetch = qp->sq_cons;
+	dp->seg_index = qp->sq_cons;
+	dp->seg_off = 0;
+	dp->msn_next = 1;
+	dp->acked_msn = 0;
+	dp->rqmsn_next = 1;
+	dp->peer_mpr = clamp_t(u32, mrc_param_mpr_units, 1, MRC_MPR_MAX_UNITS) *
+		       MRC_MPR_UNIT_PSNS;
+	dp->wimm_inflight = 0;
+	dp->srtt_us = 0;
+	dp->rttvar_us = 0;
+	dp->rto_us = MRC_RTO_INIT_US;
+	dp->retries = 0;
+	dp->nresend = 0;
+	memset(dp->txpkts, 0, MRC_MPR_MAX_PSNS * sizeof(*dp->txpkts));
+}
+
+void mrc_req_kick(struct mrc_qp *qp)
+{
+	tasklet_schedule(&qp->dp.task);
+}
+
+/* Copy the next WQE from the ring and check it; false if none or bad. */
+static bool mrc_req_fetch(struct mrc_qp *qp, enum ib_wc_status *status)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	u32 room = qp->sq.entry_size - sizeof(struct mrc_send_wqe);
+	struct mrc_send_wqe *wqe;
+	struct mrc_swqe *sw;
+	struct mrc_sge *sge;
+	u64 total = 0;
+	u32 i;
+
+	*status = IB_WC_SUCCESS;
+	if (!mrc_queue_pending(&qp->sq, dp->sq_fetch))
+		return false;
+	wqe = mrc_queue_slot(&qp->sq, dp->sq_fetch);
+	sw = mrc_swqe(qp, dp->sq_fetch);
+
+	sw->wr_id = READ_ONCE(wqe->wr_id);
+	sw->opcode = READ_ONCE(wqe->opcode);
+	sw->flags = READ_ONCE(wqe->flags);
+	sw->remote_addr = READ_ONCE(wqe->remote_addr);
+	sw->rkey = READ_ONCE(wqe->rkey);
+	sw->imm = READ_ONCE(wqe->imm_data);
+	sw->num_sge = READ_ONCE(wqe->num_sge);
+	dp->sq_fetch++;
+
+	if (sw->opcode != MRC_WQE_RDMA_WRITE &&
+	    sw->opcode != MRC_WQE_RDMA_WRITE_WITH_IMM)
+		goto bad;
+	if (sw->flags & MRC_WQE_INLINE) {
+		sw->length = READ_ONCE(wqe->inline_len);
+		if (sw->length > qp->cap.max_inline_data || sw->length > room)
+			goto bad_len;
+		memcpy(sw->data, wqe->sge, sw->length);
+		sw->num_sge = 0;
+	} else {
+		if (sw->num_sge > qp->cap.max_send_sge)
+			goto bad_len;
+		memcpy(sw->data, wqe->sge, sw->num_sge * sizeof(*sge));
+		sge = (struct mrc_sge *)sw->data;
+		for (i = 0; i < sw->num_sge; i++)
+			total += sge[i].length;
+		if (total > MRC_MAX_MSG_SIZE)
+			goto bad_len;
+		sw->length = total;
+	}
+	return true;
+
+bad_len:
+	*status = IB_WC_LOC_LEN_ERR;
+	return false;
+bad:
+	*status = IB_WC_LOC_QP_OP_ERR;
+	return false;
+}
+
+/* Gather @len bytes at @off of the message into @dst; false on a bad SGE. */
+static bool mrc_req_gather(struct mrc_qp *qp, struct mrc_swqe *sw, u32 off,
+			   u8 *dst, u32 len)
+{
+	struct mrc_sge *sge = (struct mrc_sge *)sw->data;
+	struct mrc_mr *mr;
+	u32 i, n;
+
+	if (sw->flags & MRC_WQE_INLINE) {
+		memcpy(dst, sw->data + off, len);
+		return true;
+	}
+	for (i = 0; i < sw->num_sge && len; i++) {
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
+			continue;
+		}
+		n = min(len, sge[i].length - off);
+		mr = mrc_mr_lookup(qp->dev, sge[i].lkey);
+		if (!mr || mr->ibmr.pd != qp->ibqp.pd ||
+		    !mrc_mr_covers(mr, sge[i].addr + off, n))
+			return false;
+		mrc_mr_copy(mr, sge[i].addr + off, dst, n, false);
+		dst += n;
+		len -= n;
+		off = 0;
+	}
+	return true;
+}
+
+static u8 mrc_req_opcode(struct mrc_swqe *sw, u32 off, u32 len)
+{
+	bool first = off == 0, last = off + len >= sw->length;
+	bool imm = sw->opcode == MRC_WQE_RDMA_WRITE_WITH_IMM;
+
+	if (first && last)
+		return imm ? MRC_OP_WRITE_ONLY_IMM : MRC_OP_WRITE_ONLY;
+	if (first)
+		return MRC_OP_WRITE_FIRST;
+	if (last)
+		return imm ? MRC_OP_WRITE_LAST_IMM : MRC_OP_WRITE_LAST;
+	return MRC_OP_WRITE_MIDDLE;
+}
+
+/* Pick the next EV of the rotation, other than @avoid when we can. */
+static u16 mrc_req_next_ev(struct mrc_qp_dp *dp, u16 avoid)
+{
+	u16 ev = dp->evs[dp->ev_next++ % dp->nevs];
+
+	if (ev == avoid && dp->nevs > 1)
+		ev = dp->evs[dp->ev_next++ % dp->nevs];
+	return ev;
+}
+
+static u32 mrc_req_window(struct mrc_qp_dp *dp)
+{
+	return min_t(u32, dp->peer_mpr, MRC_MPR_MAX_PSNS);
+}
+
+/* @psn is the last PSN the window lets us send now: ask for a SACK. */
+static bool psn_next_is_window_edge(struct mrc_qp_dp *dp, u32 psn)
+{
+	return ((psn + 1 - dp->una) & MRC_PSN_MASK) >= mrc_req_window(dp);
+}
+
+/* Build (and queue) the packet of @psn, described by its txpkt. */
+static bool mrc_req_build(struct mrc_qp *qp, u32 psn, bool rtx,
+			  struct sk_buff_head *txq)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	struct mrc_txpkt *tp = &dp->txpkts[psn % MRC_MPR_MAX_PSNS];
+	struct mrc_swqe *sw = mrc_swqe(qp, tp->wqe_index);
+	u8 op = mrc_req_opcode(sw, tp->offset, tp->len);
+	unsigned int hlen = MRC_BTH_LEN + mrc_req_hdr_len(op, true);
+	unsigned int pad = (MRC_PAD_ALIGN - tp->len % MRC_PAD_ALIGN) %
+			   MRC_PAD_ALIGN;
+	struct mrc_tseth *tseth;
+	struct mrc_meth *meth;
+	struct mrc_reth *reth;
+	struct mrc_bth *bth;
+	struct sk_buff *skb;
+	u8 *p;
+
+	skb = mrc_net_alloc_skb(qp, hlen + tp->len + pad);
+	if (!skb)
+		return false;
+	p = skb->data;
+	bth = (struct mrc_bth *)p;
+	memset(bth, 0, MRC_BTH_LEN);
+	bth->opcode = op;
+	bth->flags = pad << MRC_BTH_PADCNT_SHIFT;
+	bth->pkey = htons(MRC_DEFAULT_PKEY);
+	mrc_put24(bth->dqpn, qp->attr.dest_qp_num);
+	bth->ack_flags = MRC_BTH_TSH;
+	if (rtx)
+		bth->ack_flags |= MRC_BTH_RTX | MRC_BTH_ACKREQ;
+	if (mrc_op_is_last(op) || psn_next_is_window_edge(dp, psn))
+		bth->ack_flags |= MRC_BTH_ACKREQ;
+	mrc_put24(bth->psn, psn);
+	p += MRC_BTH_LEN;
+
+	meth = (struct mrc_meth *)p;
+	meth->rqmsn = htons(sw->rqmsn);
+	meth->msn = htons(sw->msn & U16_MAX);
+	p += MRC_METH_LEN;
+	tseth = (struct mrc_tseth *)p;
+	tseth->tx_ts = htons(mrc_now_ts());
+	tseth->flags = htons(MRC_TSETH_TSR | MRC_TSETH_FTYPE);
+	p += MRC_TSETH_LEN;
+	reth = (struct mrc_reth *)p;
+	reth->va = cpu_to_be64(sw->remote_addr + tp->offset);
+	reth->rkey = cpu_to_be32(sw->rkey);
+	reth->dmalen = cpu_to_be32(sw->length);
+	p += MRC_RETH_LEN;
+	if (mrc_op_has_imm(op)) {
+		((struct mrc_immdt *)p)->imm = sw->imm;
+		p += MRC_IMMDT_LEN;
+	}
+	if (!mrc_req_gather(qp, sw, tp->offset, p, tp->len)) {
+		kfree_skb(skb);
+		mrc_comp_fail(qp, IB_WC_LOC_PROT_ERR);
+		return false;
+	}
+	memset(p + tp->len, 0, pad);
+
+	tp->ev = mrc_req_next_ev(dp, rtx ? tp->ev : 0);
+	tp->sent_us = mrc_now_us();
+	mrc_counter_inc(qp->dev, MRC_CNT_TX_DATA_PKTS);
+	if (rtx)
+		mrc_counter_inc(qp->dev, MRC_CNT_RETRANSMITS);
+	mrc_txq_add(txq, skb, tp->ev,
+		    rtx ? mrc_param_dscp_retx : mrc_param_dscp_data, true);
+	return true;
+}
+
+/* Resend the PSNs flagged by the completer or the timer, oldest first. */
+static int mrc_req_resend(struct mrc_qp *qp, int budget,
+			  struct sk_buff_head *txq)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	u32 psn;
+
+	for (psn = dp->una; dp->nresend && budget && psn != dp->psn_next;
+	     psn = (psn + 1) & MRC_PSN_MASK) {
+		struct mrc_txpkt *tp = &dp->txpkts[psn % MRC_MPR_MAX_PSNS];
+
+		if (!(tp->flags & MRC_TXPKT_RESEND))
+			continue;
+		tp->flags &= ~MRC_TXPKT_RESEND;
+		dp->nresend--;
+		tp->retries++;
+		if (!mrc_req_build(qp, psn, true, txq))
+			return 0;
+		budget--;
+	}
+	return budget;
+}
+
+/* Segment new work into the window. */
+static int mrc_req_send_new(struct mrc_qp *qp, int budget,
+			    struct sk_buff_head *txq)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	u32 mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
+	enum ib_wc_status status;
+	struct mrc_txpkt *tp;
+	struct mrc_swqe *sw;
+
+	while (budget && qp->state == IB_QPS_RTS) {
+		if (((dp->psn_next - dp->una) & MRC_PSN_MASK) >=
+		    mrc_req_window(dp))
+			break;
+		if (dp->seg_index == dp->sq_fetch) {
+			if (!mrc_req_fetch(qp, &status)) {
+				if (status != IB_WC_SUCCESS)
+					mrc_comp_fail(qp, status);
+				break;
+			}
+		}
+		sw = mrc_swqe(qp, dp->seg_index);
+		if (dp->seg_off == 0) {
+			bool imm = sw->opcode == MRC_WQE_RDMA_WRITE_WITH_IMM;
+
+			if (imm && dp->wimm_inflight >= mrc_param_max_wimm)
+				break;
+			sw->msn = dp->msn_next;
+			dp->msn_next = (dp->msn_next + 1) & MRC_AETH_MSN_MASK;
+			sw->rqmsn = imm ? dp->rqmsn_next++ : dp->rqmsn_next;
+			dp->wimm_inflight += imm;
+			sw->first_psn = dp->psn_next;
+			sw->npkts = max(1U, DIV_ROUND_UP(sw->length, mtu));
+		}
+		tp = &dp->txpkts[dp->psn_next % MRC_MPR_MAX_PSNS];
+		tp->wqe_index = dp->seg_index;
+		tp->offset = dp->seg_off;
+		tp->len = min(mtu, sw->length - dp->seg_off);
+		tp->flags = 0;
+		tp->retries = 0;
+		tp->ev = 0;
+		if (!mrc_req_build(qp, dp->psn_next, false, txq))
+			break;
+		dp->psn_next = (dp->psn_next + 1) & MRC_PSN_MASK;
+		dp->seg_off += tp->len;
+		if (dp->seg_off >= sw->length) {
+			dp->seg_index++;
+			dp->seg_off = 0;
+		}
+		budget--;
+	}
+	return budget;
+}
+
+static void mrc_req_task(struct tasklet_struct *t)
+{
+	struct mrc_qp *qp = from_tasklet(qp, t, dp.task);
+	struct mrc_qp_dp *dp = &qp->dp;
+	struct sk_buff_head txq;
+	int budget = MRC_REQ_BUDGET;
+
+	__skb_queue_head_init(&txq);
+	spin_lock_bh(&dp->lock);
+	if (dp->stopped || (qp->state != IB_QPS_RTS &&
+			    qp->state != IB_QPS_SQD)) {
+		spin_unlock_bh(&dp->lock);
+		return;
+	}
+	budget = mrc_req_resend(qp, budget, &txq);
+	budget = mrc_req_send_new(qp, budget, &txq);
+	if (dp->una != dp->psn_next && !timer_pending(&dp->rto_timer))
+		mod_timer(&dp->rto_timer,
+			  jiffies + usecs_to_jiffies(dp->rto_us));
+	spin_unlock_bh(&dp->lock);
+
+	mrc_net_xmit_list(qp, &txq);
+	if (!budget)
+		tasklet_schedule(&dp->task);
+}
+
+/* The verbs timeout attribute as a ceiling in microseconds; 0: none. */
+static u32 mrc_req_rto_ceiling_us(struct mrc_qp *qp)
+{
+	u64 ns;
+
+	if (!qp->attr.timeout)
+		return 0;
+	ns = (u64)MRC_VERBS_TIMEOUT_BASE_NS << qp->attr.timeout;
+	return min_t(u64, div_u64(ns, MRC_NS_PER_US), U32_MAX);
+}
+
+/* The RTO: srtt + 4 rttvar, floored, capped, doubled past retry_cnt. */
+static u32 mrc_req_rto(struct mrc_qp *qp)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	u32 ceil = mrc_req_rto_ceiling_us(qp);
+	u32 rto = dp->srtt_us ? dp->srtt_us + 4 * dp->rttvar_us :
+		  MRC_RTO_INIT_US;
+	u32 shift = 0;
+
+	rto = max(rto, mrc_param_rto_min_us);
+	if (ceil)
+		rto = min(rto, max(ceil, mrc_param_rto_min_us));
+	if (dp->retries > qp->attr.retry_cnt)
+		shift = min_t(u32, dp->retries - qp->attr.retry_cnt,
+			      mrc_param_exp_retries);
+	return rto << shift;
+}
+
+void mrc_req_update_rto(struct mrc_qp *qp)
+{
+	qp->dp.rto_us = mrc_req_rto(qp);
+}
+
+static void mrc_req_timeout(struct timer_list *t)
+{
+	struct mrc_qp *qp = from_timer(qp, t, dp.rto_timer);
+	struct mrc_qp_dp *dp = &qp->dp;
+	struct mrc_txpkt *tp;
+	u32 idle;
+
+	spin_lock_bh(&dp->lock);
+	if (dp->stopped || dp->una == dp->psn_next ||
+	    (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD))
+		goto out;
+	tp = &dp->txpkts[dp->una % MRC_MPR_MAX_PSNS];
+	idle = mrc_now_us() - tp->sent_us;
+	if (idle < dp->rto_us) {
+		mod_timer(&dp->rto_timer,
+			  jiffies + usecs_to_jiffies(dp->rto_us - idle));
+		goto out;
+	}
+
+	mrc_counter_inc(qp->dev, MRC_CNT_TIMEOUTS);
+	dp->retries++;
+	if (qp->attr.timeout &&
+	    dp->retries > qp->attr.retry_cnt + mrc_param_exp_retries) {
+		mrc_counter_inc(qp->dev, MRC_CNT_RETRY_EXCEEDED);
+		mrc_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
+		goto out;
+	}
+	/* The earliest gap first; later ones when SACKs show them missing. */
+	if (!(tp->flags & (MRC_TXPKT_RESEND | MRC_TXPKT_SACKED))) {
+		tp->flags |= MRC_TXPKT_RESEND;
+		dp->nresend++;
+		mrc_counter_inc(qp->dev, MRC_CNT_TIMEOUT_RETRANSMITS);
+	}
+	dp->rto_us = mrc_req_rto(qp);
+	mod_timer(&dp->rto_timer, jiffies + usecs_to_jiffies(dp->rto_us));
+	tasklet_schedule(&dp->task);
+out:
+	spin_unlock_bh(&dp->lock);
+}
+
+void mrc_req_setup(struct mrc_qp *qp)
+{
+	tasklet_setup(&qp->dp.task, mrc_req_task);
+	timer_setup(&qp->dp.rto_timer, mrc_req_timeout, 0);
+}
+
+/* Destroy: no more sending, no more timers.  Process context. */
+void mrc_req_stop(struct mrc_qp *qp)
+{
+	spin_lock_bh(&qp->dp.lock);
+	qp->dp.stopped = true;
+	spin_unlock_bh(&qp->dp.lock);
+	tasklet_kill(&qp->dp.task);
+	del_timer_sync(&qp->dp.rto_timer);
+}
