@@ -131,6 +131,7 @@ struct mrc_txpkt {
 
 #define MRC_TXPKT_SACKED	BIT(0)
 #define MRC_TXPKT_RESEND	BIT(1)	/* queued for retransmission */
+#define MRC_TXPKT_BY_TIMER	BIT(2)	/* ... because the RTO expired */
 
 /* Requester: its copy of a send WQE, taken when first read from the ring. */
 struct mrc_swqe {

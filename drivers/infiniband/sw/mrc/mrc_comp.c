@@ -152,7 +152,6 @@ static void mrc_comp_detect_loss(struct mrc_qp *qp)
 			continue;
 		tp->flags |= MRC_TXPKT_RESEND;
 		dp->nresend++;
-		mrc_counter_inc(qp->dev, MRC_CNT_FAST_RETRANSMITS);
 	}
 }
 

@@ -22,6 +22,10 @@ unsigned int mrc_param_mpr_units = MRC_DEFAULT_MPR_UNITS;
 module_param_named(mpr_units, mrc_param_mpr_units, uint, 0644);
 MODULE_PARM_DESC(mpr_units, "Receive window (MPR) advertised by new QPs, in units of 128 PSNs (1-32, default 32)");
 
+unsigned int mrc_param_max_inflight = MRC_DEFAULT_MAX_INFLIGHT;
+module_param_named(max_inflight, mrc_param_max_inflight, uint, 0644);
+MODULE_PARM_DESC(max_inflight, "Packets a QP keeps in flight before congestion control sizes its window (default 128)");
+
 unsigned int mrc_param_max_wimm = MRC_DEFAULT_MAX_WIMM;
 module_param_named(max_wimm_inflight, mrc_param_max_wimm, uint, 0644);
 MODULE_PARM_DESC(max_wimm_inflight, "WriteIMMs a requester keeps in flight (default 64)");

@@ -82,6 +82,12 @@
 #define MRC_RTO_INIT_US			10000	/* before any RTT sample */
 #define MRC_DEFAULT_EXP_RETRIES		7	/* (p) doubling RTOs after retry_cnt */
 #define MRC_SACK_EVERY_PKTS		16	/* coalesced SACK period */
+/*
+ * Packets a QP keeps in flight (p) until congestion control (NSCC) sizes
+ * the window: bursts of a whole 4096-PSN MPR overflow a receiving host's
+ * backlog (netdev_max_backlog, 1000 by default) and turn into losses.
+ */
+#define MRC_DEFAULT_MAX_INFLIGHT	128
 #define MRC_DEFAULT_TTL			64
 
 /* DSCP classes (p). */
@@ -98,6 +104,7 @@
 
 extern unsigned short mrc_param_udp_port;
 extern unsigned int mrc_param_mpr_units;
+extern unsigned int mrc_param_max_inflight;
 extern unsigned int mrc_param_max_wimm;
 extern unsigned int mrc_param_ev_count;
 extern unsigned int mrc_param_dupthresh;

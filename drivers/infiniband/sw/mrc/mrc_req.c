@@ -214,9 +214,12 @@ static u16 mrc_req_next_ev(struct mrc_qp_dp *dp, u16 avoid)
 	return ev;
 }
 
+/* PSNs past una we may send: the responder's MPR, our in-flight cap. */
 static u32 mrc_req_window(struct mrc_qp_dp *dp)
 {
-	return min_t(u32, dp->peer_mpr, MRC_MPR_MAX_PSNS);
+	u32 cap = clamp_t(u32, mrc_param_max_inflight, 1, MRC_MPR_MAX_PSNS);
+
+	return min3(dp->peer_mpr, (u32)MRC_MPR_MAX_PSNS, cap);
 }
 
 /* @psn is the last PSN the window lets us send now: ask for a SACK. */
@@ -308,7 +311,10 @@ static int mrc_req_resend(struct mrc_qp *qp, int budget,
 
 		if (!(tp->flags & MRC_TXPKT_RESEND))
 			continue;
-		tp->flags &= ~MRC_TXPKT_RESEND;
+		mrc_counter_inc(qp->dev, tp->flags & MRC_TXPKT_BY_TIMER ?
+				MRC_CNT_TIMEOUT_RETRANSMITS :
+				MRC_CNT_FAST_RETRANSMITS);
+		tp->flags &= ~(MRC_TXPKT_RESEND | MRC_TXPKT_BY_TIMER);
 		dp->nresend--;
 		tp->retries++;
 		if (!mrc_req_build(qp, psn, true, txq))
@@ -461,9 +467,8 @@ static void mrc_req_timeout(struct timer_list *t)
 	}
 	/* The earliest gap first; later ones when SACKs show them missing. */
 	if (!(tp->flags & (MRC_TXPKT_RESEND | MRC_TXPKT_SACKED))) {
-		tp->flags |= MRC_TXPKT_RESEND;
+		tp->flags |= MRC_TXPKT_RESEND | MRC_TXPKT_BY_TIMER;
 		dp->nresend++;
-		mrc_counter_inc(qp->dev, MRC_CNT_TIMEOUT_RETRANSMITS);
 	}
 	dp->rto_us = mrc_req_rto(qp);
 	mod_timer(&dp->rto_timer, jiffies + usecs_to_jiffies(dp->rto_us));
