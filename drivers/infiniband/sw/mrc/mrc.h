@@ -201,6 +201,8 @@ struct mrc_qp_dp {
 	u32 rto_us;
 	u32 retries;			/* expiries without cumulative progress */
 	u32 nresend;			/* PSNs flagged MRC_TXPKT_RESEND */
+	u16 probe_id;			/* of the last probe sent */
+	bool probe_pending;		/* the timer asks for a probe */
 
 	/* responder */
 	unsigned long *rcv_bitmap;	/* MRC_MPR_MAX_PSNS bits, by PSN */

@@ -167,6 +167,8 @@ static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 	int i;
 
 	mrc_counter_inc(qp->dev, MRC_CNT_SACKS_RCVD);
+	if (ntohs(seth->flags) & MRC_SETH_PR)
+		mrc_counter_inc(qp->dev, MRC_CNT_PROBE_SACKS_RCVD);
 	if (seth->mpr)
 		dp->peer_mpr = seth->mpr * MRC_MPR_UNIT_PSNS;
 
@@ -183,8 +185,8 @@ static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 		if ((bitmap & BIT_ULL(i)) && mrc_psn_inflight(dp, psn))
 			mrc_comp_sacked(dp, psn);
 	}
-	if (!(ntohs(seth->flags) & MRC_SETH_PR))
-		mrc_comp_rtt(qp, ntohs(cc->tx_ts));
+	/* A probe's answer carries the probe's own timestamp: RTT either way. */
+	mrc_comp_rtt(qp, ntohs(cc->tx_ts));
 	mrc_comp_detect_loss(qp);
 }
 

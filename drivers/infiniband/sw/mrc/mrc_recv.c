@@ -41,6 +41,19 @@ static bool mrc_recv_ce(struct sk_buff *skb)
 	return INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
 }
 
+/* Whether the packet comes from the peer @qp is connected to. */
+static bool mrc_recv_from_peer(struct mrc_qp *qp, struct sk_buff *skb)
+{
+	const u8 *dgid = qp->path.dgid.raw;
+
+	if (READ_ONCE(qp->state) < IB_QPS_RTR)
+		return true;	/* dropped later for its state */
+	if (ip_hdr(skb)->version == IPVERSION)
+		return !memcmp(dgid + MRC_GID_V4_OFFSET, &ip_hdr(skb)->saddr,
+			       sizeof(ip_hdr(skb)->saddr));
+	return !memcmp(dgid, &ipv6_hdr(skb)->saddr, sizeof(struct in6_addr));
+}
+
 /* Check lengths and ICRC; fill @pkt.  Returns a drop counter or -1. */
 static int mrc_recv_parse(struct sk_buff *skb, struct mrc_pkt *pkt)
 {
@@ -130,6 +143,11 @@ void mrc_recv(struct sk_buff *skb)
 	if (!qp) {
 		rcu_read_unlock();
 		drop = MRC_CNT_DROP_BAD_QPN;
+		goto drop;
+	}
+	if (!mrc_recv_from_peer(qp, skb)) {
+		rcu_read_unlock();
+		drop = MRC_CNT_DROP_BAD_SOURCE;
 		goto drop;
 	}
 

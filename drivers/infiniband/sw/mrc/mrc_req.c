@@ -378,6 +378,38 @@ static int mrc_req_send_new(struct mrc_qp *qp, int budget,
 	return budget;
 }
 
+/*
+ * A reliability probe: PETH on the next EV, consuming no PSN (the BTH PSN
+ * carries the probe id); the responder answers with a SACK with PR set.
+ */
+static void mrc_req_probe(struct mrc_qp *qp, struct sk_buff_head *txq)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	struct mrc_peth *peth;
+	struct mrc_bth *bth;
+	struct sk_buff *skb;
+
+	skb = mrc_net_alloc_skb(qp, MRC_BTH_LEN + MRC_PETH_LEN);
+	if (!skb)
+		return;
+	dp->probe_id++;
+	bth = (struct mrc_bth *)skb->data;
+	memset(bth, 0, MRC_BTH_LEN + MRC_PETH_LEN);
+	bth->opcode = MRC_OP_PROBE;
+	bth->pkey = htons(mrc_param_control_pkey);
+	mrc_put24(bth->dqpn, qp->attr.dest_qp_num);
+	bth->ack_flags = MRC_BTH_ACKREQ;
+	mrc_put24(bth->psn, dp->probe_id);
+	peth = (struct mrc_peth *)(bth + 1);
+	peth->probe_id = htons(dp->probe_id);
+	peth->tx_ts = htons(mrc_now_ts());
+	peth->ts_flags = htons(MRC_TSETH_TSR | MRC_TSETH_FTYPE);
+	mrc_counter_inc(qp->dev, MRC_CNT_PROBES_SENT);
+	/* Probes travel on the data class, not ECN-capable. */
+	mrc_txq_add(txq, skb, mrc_req_next_ev(dp, 0), mrc_param_dscp_data,
+		    false);
+}
+
 static void mrc_req_task(struct tasklet_struct *t)
 {
 	struct mrc_qp *qp = from_tasklet(qp, t, dp.task);
@@ -394,6 +426,10 @@ static void mrc_req_task(struct tasklet_struct *t)
 	}
 	budget = mrc_req_resend(qp, budget, &txq);
 	budget = mrc_req_send_new(qp, budget, &txq);
+	if (dp->probe_pending) {
+		dp->probe_pending = false;
+		mrc_req_probe(qp, &txq);
+	}
 	if (dp->una != dp->psn_next && !timer_pending(&dp->rto_timer))
 		mod_timer(&dp->rto_timer,
 			  jiffies + usecs_to_jiffies(dp->rto_us));
@@ -465,6 +501,11 @@ static void mrc_req_timeout(struct timer_list *t)
 		mrc_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
 		goto out;
 	}
+	/*
+	 * Nothing new can go out while the window is stuck: ask the path
+	 * with a probe too, which the responder answers even when it has all.
+	 */
+	dp->probe_pending = true;
 	/* The earliest gap first; later ones when SACKs show them missing. */
 	if (!(tp->flags & (MRC_TXPKT_RESEND | MRC_TXPKT_SACKED))) {
 		tp->flags |= MRC_TXPKT_RESEND | MRC_TXPKT_BY_TIMER;
