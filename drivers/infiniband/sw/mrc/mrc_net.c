@@ -104,6 +104,13 @@ static int mrc_xmit4(struct mrc_qp *qp, struct sk_buff *skb, u16 sport,
 	       sizeof(fl4.saddr));
 	memcpy(&fl4.daddr, qp->path.dgid.raw + MRC_GID_V4_OFFSET,
 	       sizeof(fl4.daddr));
+	/*
+	 * A peer on this host (another device, or this one) is reached
+	 * through loopback: bound to our netdev the packet would leave on
+	 * the wire and come back with a local source, a martian.
+	 */
+	if (inet_addr_type(net, fl4.daddr) == RTN_LOCAL)
+		fl4.flowi4_oif = 0;
 	rt = ip_route_output_key(net, &fl4);
 	if (IS_ERR(rt))
 		return PTR_ERR(rt);
@@ -144,6 +151,9 @@ static int mrc_xmit6(struct mrc_qp *qp, struct sk_buff *skb, u16 sport,
 
 	memcpy(&fl6.saddr, qp->path.sgid.raw, sizeof(fl6.saddr));
 	memcpy(&fl6.daddr, qp->path.dgid.raw, sizeof(fl6.daddr));
+	/* A peer on this host: through loopback, as for IPv4. */
+	if (ipv6_chk_addr(net, &fl6.daddr, NULL, 0))
+		fl6.flowi6_oif = 0;
 	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
 	if (IS_ERR(dst))
 		return PTR_ERR(dst);
