@@ -234,11 +234,16 @@ static void mrc_comp_nack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 		mrc_counter_inc(qp->dev, MRC_CNT_NACK_TRIMMED_LASTHOP);
 		break;
 	case MRC_NACK_NO_RESOURCE:
+		/*
+		 * Resending at once would spin until the application posts a
+		 * receive: the retransmission timer paces the retries.
+		 */
 		mrc_counter_inc(qp->dev, MRC_CNT_NACK_NO_RESOURCE);
-		break;
+		return;
 	case MRC_NACK_PSN_OOR_WINDOW:
+		/* The window moves with SACKs; the timer resends if not. */
 		mrc_counter_inc(qp->dev, MRC_CNT_NACK_PSN_OOR_WINDOW);
-		break;
+		return;
 	default:
 		mrc_counter_inc(qp->dev, MRC_CNT_NACK_OTHER);
 		break;
