@@ -213,8 +213,13 @@ struct mrc_qp_dp {
 	u32 msn_acked;			/* msn_done as of the last ACK sent */
 	u32 imm_reserved;		/* receives promised to done WriteIMMs */
 	u32 pkts_since_sack;
-	u16 last_ev;			/* EV of the last data packet */
-	u16 last_ts;			/* its TSETH timestamp */
+	/*
+	 * TSETH timestamp the next SACK reflects: that of the oldest packet
+	 * it newly covers (as TCP's TSecr with delayed ACKs), so the
+	 * requester's RTT includes the SACK coalescing delay its RTO faces.
+	 */
+	u16 echo_ts;
+	bool echo_ts_set;
 	u32 rcvd_bytes;			/* for CC_STATE */
 };
 

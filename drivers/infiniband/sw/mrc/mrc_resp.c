@@ -52,6 +52,7 @@ void mrc_resp_start(struct mrc_qp *qp)
 	dp->imm_reserved = 0;
 	dp->pkts_since_sack = 0;
 	dp->rcvd_bytes = 0;
+	dp->echo_ts_set = false;
 	bitmap_zero(dp->rcv_bitmap, MRC_MPR_MAX_PSNS);
 	memset(dp->rmsgs, 0, MRC_MPR_MAX_PSNS * sizeof(*dp->rmsgs));
 }
@@ -115,7 +116,8 @@ static void mrc_resp_sack(struct mrc_qp *qp, struct sk_buff_head *txq,
 			bitmap |= BIT_ULL(i);
 	}
 	seth->bitmap = cpu_to_be64(bitmap);
-	cc->tx_ts = htons(dp->last_ts);
+	cc->tx_ts = htons(dp->echo_ts);
+	dp->echo_ts_set = false;
 	cc->rcv = htonl(DIV_ROUND_UP(dp->rcvd_bytes, MRC_CC_RCVD_BYTES_UNIT) &
 			MRC_CC_RCVD_BYTES_MASK);
 
@@ -138,7 +140,7 @@ static void mrc_resp_nack(struct mrc_qp *qp, struct sk_buff_head *txq,
 	neth->reason = reason;
 	neth->entropy = htonl((u32)ev << MRC_EV_SPORT_SHIFT);
 	mrc_put24(neth->nack_psn, psn);
-	neth->tx_ts = htons(qp->dp.last_ts);
+	neth->tx_ts = htons(qp->dp.echo_ts);
 	mrc_counter_inc(qp->dev, MRC_CNT_NACKS_SENT);
 	mrc_txq_add(txq, skb, qp->dp.evs[qp->dp.ev_next++ % qp->dp.nevs],
 		    mrc_param_dscp_control, false);
@@ -288,9 +290,10 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 		goto out;
 	}
 	mrc_counter_inc(qp->dev, MRC_CNT_RX_DATA_PKTS);
-	dp->last_ev = pkt->sport;
-	if (h.tseth)
-		dp->last_ts = ntohs(h.tseth->tx_ts);
+	if (h.tseth && !dp->echo_ts_set) {
+		dp->echo_ts = ntohs(h.tseth->tx_ts);
+		dp->echo_ts_set = true;
+	}
 	if (pkt->ce)
 		mrc_counter_inc(qp->dev, MRC_CNT_ECN_MARKED);
 
@@ -399,7 +402,7 @@ void mrc_resp_probe(struct mrc_qp *qp, struct mrc_pkt *pkt,
 	spin_lock_bh(&qp->dp.lock);
 	if (mrc_resp_active(qp)) {
 		mrc_counter_inc(qp->dev, MRC_CNT_PROBES_RCVD);
-		qp->dp.last_ts = ntohs(peth->tx_ts);
+		qp->dp.echo_ts = ntohs(peth->tx_ts);
 		mrc_resp_sack(qp, txq, pkt->sport, MRC_SACK_M_NONE, true,
 			      ntohs(peth->probe_id));
 	}
