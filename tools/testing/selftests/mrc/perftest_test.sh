@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The distribution's unmodified perftest over mrc: ib_write_bw and
+# ib_write_lat between h1 and h2 (scripts/fabric hosts 2), default flags
+# plus -x with the index of the IPv4 RoCE v2 GID (read from sysfs).  Both
+# sides must finish and print their result line with the default message
+# size and iteration count and non-zero figures.
+
+SELF_DIR=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SELF_DIR/lib.sh"
+# shellcheck source=SCRIPTDIR/xfer_lib.sh
+. "$SELF_DIR/xfer_lib.sh"
+mrc_test_init
+
+PERFTEST_PORT=18515	# perftest's default TCP port
+RUN_SECS=120
+# perftest's defaults.
+BW_BYTES=65536
+BW_ITERS=5000
+LAT_BYTES=2
+LAT_ITERS=1000
+
+for tool in ib_write_bw ib_write_lat; do
+	command -v "$tool" >/dev/null || fail "$tool is not installed (perftest)"
+done
+
+server_listening() {
+	[ -n "$(ip netns exec "$XFER_NS_B" ss -H -l -t -n \
+		"sport = :$PERFTEST_PORT" 2>/dev/null)" ]
+}
+
+# The result line: the first line after the header line that starts with
+# " #bytes", split into RESULT_FIELDS.
+RESULT_FIELDS=()
+perftest_result() {
+	local line header=0
+	RESULT_FIELDS=()
+	while IFS= read -r line; do
+		if [[ $line =~ ^[[:space:]]*#bytes ]]; then
+			header=1
+		elif [ "$header" = 1 ] && [[ $line =~ ^[[:space:]]*[0-9] ]]; then
+			read -r -a RESULT_FIELDS <<<"$line"
+			return 0
+		fi
+	done <"$1"
+	return 1
+}
+
+# positive NUMBER: a decimal number above zero.
+positive() {
+	[[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ $1 =~ [1-9] ]]
+}
+
+# perftest NAME TOOL: server on h2, client on h1; both must finish.
+perftest() {
+	local name=$1 tool=$2 side out
+	bg_start "$name.server" ip netns exec "$XFER_NS_B" "$tool" \
+		-d "$XFER_DEV_B" -x "$XFER_GID_B"
+	wait_until "$tool server listening on $PERFTEST_PORT" "$WAIT_TIMEOUT" \
+		server_listening
+	bg_start "$name.client" ip netns exec "$XFER_NS_A" "$tool" \
+		-d "$XFER_DEV_A" -x "$XFER_GID_A" "$XFER_SERVER_IP"
+	for side in client server; do
+		out=$(bg_out "$name.$side")
+		if ! bg_wait "$name.$side" "$RUN_SECS"; then
+			bg_kill "$name.$side"
+			sed 's/^/    /' "$out"
+			fail "$name: $tool $side did not finish in ${RUN_SECS}s"
+		fi
+		if [ "$(bg_rc "$name.$side")" != 0 ]; then
+			sed 's/^/    /' "$out"
+			fail "$name: $tool $side exit status $(bg_rc "$name.$side")"
+		fi
+	done
+}
+
+xfer_fabric hosts
+counters_snap start
+
+log "== ib_write_bw -x GID"
+perftest bw ib_write_bw
+for side in client server; do
+	out=$(bg_out "bw.$side")
+	perftest_result "$out" || { sed 's/^/    /' "$out"; fail "bw $side: no result line"; }
+	# #bytes #iterations BW-peak BW-average MsgRate
+	log "$side: ${RESULT_FIELDS[*]}"
+	assert_eq "bw $side: bytes" "$BW_BYTES" "${RESULT_FIELDS[0]}"
+	assert_eq "bw $side: iterations" "$BW_ITERS" "${RESULT_FIELDS[1]}"
+	positive "${RESULT_FIELDS[2]}" || fail "bw $side: peak ${RESULT_FIELDS[2]} MB/s"
+	positive "${RESULT_FIELDS[3]}" || fail "bw $side: average ${RESULT_FIELDS[3]} MB/s"
+	positive "${RESULT_FIELDS[4]}" || fail "bw $side: message rate ${RESULT_FIELDS[4]}"
+done
+log "ok ib_write_bw: ${RESULT_FIELDS[3]} MB/s average"
+
+log "== ib_write_lat -x GID"
+perftest lat ib_write_lat
+out=$(bg_out lat.client)
+perftest_result "$out" || { sed 's/^/    /' "$out"; fail "lat client: no result line"; }
+# #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
+log "client: ${RESULT_FIELDS[*]}"
+assert_eq "lat: bytes" "$LAT_BYTES" "${RESULT_FIELDS[0]}"
+assert_eq "lat: iterations" "$LAT_ITERS" "${RESULT_FIELDS[1]}"
+for i in 2 3 4 5 7 8; do
+	positive "${RESULT_FIELDS[i]:-}" ||
+		fail "lat: field $((i + 1)) is '${RESULT_FIELDS[i]:-}'"
+done
+log "ok ib_write_lat: typical ${RESULT_FIELDS[4]} us, 99.9% ${RESULT_FIELDS[8]} us"
+
+counters_snap end
+counters_changed start end
+log "PASS"

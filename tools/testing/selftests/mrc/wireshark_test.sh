@@ -1,0 +1,195 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The Wireshark dissector, tools/wireshark/mrc.lua:
+#
+# 1. its own test, tools/wireshark/test/check.sh (crafted packets);
+# 2. real traffic: tcpdump on h2's eth0 (scripts/fabric hosts 2) while
+#    mrc_xfer writes 1 MiB from h1 in one message, decoded by tshark with
+#    the dissector.  Every frame decodes as MRC without error with a good
+#    ICRC; the data packets (h1 -> h2) use at least min(64, packets)
+#    distinct UDP source ports, all in 49152-65535, are ECT(0), DSCP 8
+#    (16 if retransmitted, with rtx set), and cover every PSN of the
+#    transfer and no other; the SACKs and ACKs (h2 -> h1) are DSCP 46,
+#    Not-ECT.
+#
+# tshark is slow to start under TCG (about 15 s each); check.sh starts it
+# about 16 times.
+
+SELF_DIR=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SELF_DIR/lib.sh"
+# shellcheck source=SCRIPTDIR/xfer_lib.sh
+. "$SELF_DIR/xfer_lib.sh"
+mrc_test_init
+
+WS_DIR=$MRC_REPO/tools/wireshark
+CHECK_SECS=420
+TSHARK_SECS=180
+CAPTURE_SECS=60
+XFER_SECS=60
+SIZE=$((1024 * 1024))
+FIRST_PSN=$((0x7ff000))
+EV_MIN=49152
+EV_MAX=65535
+EV_WANT=64
+DSCP_DATA=8
+DSCP_RETX=16
+DSCP_CONTROL=46
+ECN_NOT_ECT=0
+ECN_ECT0=2
+ICRC_GOOD=1
+OP_DATA_FIRST=$((0xc6))
+OP_DATA_LAST=$((0xcb))
+OP_ACK=$((0xd1))
+OP_SACK=$((0xdc))
+
+for tool in tshark tcpdump; do
+	command -v "$tool" >/dev/null || fail "$tool is not installed"
+done
+# Hermetic: no user preferences, and a writable home for tshark.
+export HOME=$MRC_TMP
+
+log "== tools/wireshark/test/check.sh"
+bounded "$CHECK_SECS" "$WS_DIR/test/check.sh" ||
+	fail "check.sh did not finish in ${CHECK_SECS}s"
+bounded_output
+# check.sh exits 4 when tshark lacks Lua: that is not a pass either.
+assert_eq "check.sh exit status" 0 "$BOUNDED_RC"
+
+log "== capture of a 1 MiB transfer on h2's eth0"
+xfer_fabric hosts
+pcap=$MRC_TMP/xfer.pcap
+capture_out=$(bg_out capture)
+# Packet-buffered and immediate, so that a marker seen in the file means
+# everything before it is there too.
+bg_start capture ip netns exec "$XFER_NS_B" tcpdump -i "$XFER_NETDEV" -n \
+	-B 16384 --immediate-mode -U -w "$pcap" \
+	"udp port $MRC_DEFAULT_UDP_PORT or icmp"
+capturing() { grep -q 'listening on' "$capture_out"; }
+wait_until "tcpdump listening" "$WAIT_TIMEOUT" capturing
+
+xfer capture "$XFER_SECS" --size "$SIZE" --iters 1 --psn "$FIRST_PSN"
+
+# A ping after the transfer: once tcpdump has written it, it has written
+# every packet of the transfer.
+run ip netns exec "$XFER_NS_A" ping -c 1 -W 5 "$XFER_SERVER_IP"
+marker_written() {
+	bounded "$CMD_TIMEOUT" tcpdump -n -r "$pcap" icmp &&
+		grep -q 'ICMP echo request' "$BOUNDED_OUT"
+}
+wait_until "the marker ping in the capture" "$CAPTURE_SECS" marker_written
+tcpdump_pid=$(ps -o pid= --ppid "${BG_PID[capture]}" | tr -d ' ')
+[ -n "$tcpdump_pid" ] || fail "tcpdump is not running"
+kill -INT "$tcpdump_pid"
+bg_wait capture "$CAPTURE_SECS" || fail "tcpdump did not stop"
+sed 's/^/    /' "$capture_out"
+grep -q '^0 packets dropped by kernel' "$capture_out" ||
+	fail "tcpdump dropped packets: the capture is incomplete"
+
+log "== decoding with tshark -X lua_script:mrc.lua"
+fields=$MRC_TMP/fields
+decode() {
+	tshark -n -r "$pcap" -X lua_script:"$WS_DIR/mrc.lua" \
+		-Y "udp.port == $MRC_DEFAULT_UDP_PORT" -T fields -E separator='|' \
+		-e frame.number -e ip.src -e udp.srcport -e mrc.opcode \
+		-e mrc.psn -e mrc.rtx -e ip.dsfield.dscp -e ip.dsfield.ecn \
+		-e mrc.icrc.status -e mrc.malformed -e _ws.lua.error \
+		-e mrc.not_mrc >"$fields"
+}
+bounded "$TSHARK_SECS" decode || fail "tshark did not finish in ${TSHARK_SECS}s"
+if [ "$BOUNDED_RC" -ne 0 ]; then
+	bounded_output
+	fail "tshark exit status $BOUNDED_RC"
+fi
+
+# One pass over the frames; prints "key value" lines and "bad: ..." lines.
+summary=$MRC_TMP/summary
+awk -F'|' -v client="$XFER_HOSTS_IP_A" -v server="$XFER_HOSTS_IP_B" \
+	-v op_first="$OP_DATA_FIRST" -v op_last="$OP_DATA_LAST" \
+	-v op_ack="$OP_ACK" -v op_sack="$OP_SACK" \
+	-v ev_min="$EV_MIN" -v ev_max="$EV_MAX" \
+	-v dscp_data="$DSCP_DATA" -v dscp_retx="$DSCP_RETX" \
+	-v dscp_ctl="$DSCP_CONTROL" -v ect0="$ECN_ECT0" -v not_ect="$ECN_NOT_ECT" \
+	-v icrc_good="$ICRC_GOOD" '
+	function bad(what) { nbad++; if (nbad <= 10) print "bad: frame " $1 ": " what }
+	{
+		frames++
+		if ($10 != "" || $11 != "" || $12 != "" || $4 == "") {
+			bad("not decoded as MRC (malformed \"" $10 "\", lua error \"" $11 "\", not_mrc \"" $12 "\")")
+			next
+		}
+		if ($9 != icrc_good) bad("ICRC status " $9)
+		op = strtonum_hex($4)
+		if (op >= op_first && op <= op_last) {
+			data++
+			if ($2 != client) bad("data from " $2)
+			if ($3 < ev_min || $3 > ev_max) bad("data source port " $3)
+			ports[$3] = 1
+			psns[$5]++
+			if ($6 == 1) { rtx++; want_dscp = dscp_retx } else want_dscp = dscp_data
+			if ($7 != want_dscp) bad("data rtx=" $6 " DSCP " $7)
+			if ($8 != ect0) bad("data ECN " $8)
+		} else if (op == op_sack || op == op_ack) {
+			if (op == op_sack) sacks++; else acks++
+			if ($2 != server) bad("control from " $2)
+			if ($3 < ev_min || $3 > ev_max) bad("control source port " $3)
+			if ($7 != dscp_ctl) bad("control opcode " $4 " DSCP " $7)
+			if ($8 != not_ect) bad("control ECN " $8)
+		} else {
+			other++
+		}
+	}
+	function strtonum_hex(s,   i, c, v) {
+		s = tolower(s); sub(/^0x/, "", s); v = 0
+		for (i = 1; i <= length(s); i++) {
+			c = index("0123456789abcdef", substr(s, i, 1)) - 1
+			v = v * 16 + c
+		}
+		return v
+	}
+	END {
+		np = 0; for (p in ports) np++
+		nd = 0; for (p in psns) nd++
+		print "frames", frames + 0
+		print "data", data + 0
+		print "retransmitted", rtx + 0
+		print "sacks", sacks + 0
+		print "acks", acks + 0
+		print "other", other + 0
+		print "ports", np
+		print "distinct_psns", nd
+		print "bad_count", nbad + 0
+	}' "$fields" >"$summary"
+# The data PSNs, sorted, one a line.
+awk -F'|' '
+	{ s = tolower($4); sub(/^0x/, "", s)
+	  if (s ~ /^c[6-9ab]$/) print $5 }' "$fields" | sort -n -u >"$MRC_TMP/psns"
+
+declare -A S=()
+while read -r key value; do
+	[ "$key" = bad: ] && continue
+	S[$key]=$value
+done <"$summary"
+grep '^bad:' "$summary" | sed 's/^/    /' || true
+log "frames ${S[frames]}: data ${S[data]} (${S[retransmitted]} retransmitted)," \
+	"SACKs ${S[sacks]}, ACKs ${S[acks]}, other MRC ${S[other]};" \
+	"${S[ports]} data source ports, ${S[distinct_psns]} distinct PSNs"
+
+assert_eq "frames that fail a check" 0 "${S[bad_count]}"
+mtu=$(grep -o 'mtu [0-9]*' "$XFER_CLIENT_OUT" | head -n1 | cut -d' ' -f2)
+[ -n "$mtu" ] || fail "no MTU in mrc_xfer's output"
+packets=$(((SIZE + mtu - 1) / mtu))
+want_ports=$((packets < EV_WANT ? packets : EV_WANT))
+[ "${S[ports]}" -ge "$want_ports" ] ||
+	fail "${S[ports]} distinct data source ports, want at least $want_ports"
+[ "${S[sacks]}" -gt 0 ] || fail "no SACK in the capture"
+[ "${S[acks]}" -gt 0 ] || fail "no ACK in the capture"
+seq "$FIRST_PSN" $((FIRST_PSN + packets - 1)) >"$MRC_TMP/want_psns"
+if ! cmp -s "$MRC_TMP/want_psns" "$MRC_TMP/psns"; then
+	log "data PSNs differ from $FIRST_PSN..$((FIRST_PSN + packets - 1)) (want < > got):"
+	diff "$MRC_TMP/want_psns" "$MRC_TMP/psns" | head -n 20 | sed 's/^/    /'
+	fail "the capture does not hold exactly the transfer's $packets PSNs"
+fi
+log "ok: every PSN $FIRST_PSN..$((FIRST_PSN + packets - 1)) captured"
+log "PASS"

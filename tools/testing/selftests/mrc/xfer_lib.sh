@@ -1,0 +1,230 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers of the data-path tests (xfer_test.sh, loss_test.sh,
+# perftest_test.sh, wireshark_test.sh).  Source lib.sh first.
+#
+#   xfer_fabric hosts|routed  two hosts h1, h2 (scripts/fabric), the mrc
+#                             device mrcA on h1's eth0 and mrcB on h2's,
+#                             their IPv4 RoCE v2 GID indices in XFER_GID_A,
+#                             XFER_GID_B and h2's address in XFER_SERVER_IP
+#   xfer NAME SECS [OPT...]   mrc_xfer server on h2, client on h1 with OPTs,
+#                             both bounded; fails unless both print
+#                             "RESULT ok"
+#   counters_snap TAG         every counter of both devices, kept as TAG
+#   counter_delta T1 T2 DEV NAME   NAME of DEV at T2 minus at T1
+
+# Constants for the tests that source this file.
+# shellcheck disable=SC2034
+{
+FABRIC=$MRC_REPO/scripts/fabric
+XFER_DEV_A=mrcA		# on h1: the client, the requester
+XFER_DEV_B=mrcB		# on h2: the server, the responder
+XFER_NS_A=h1
+XFER_NS_B=h2
+XFER_NETDEV=eth0
+XFER_TCP_PORT=18520
+# Seconds a bounded mrc_xfer may outlive its own --timeout (alarm backstop
+# included) before the test kills it.
+XFER_SLACK=20
+# hosts: scripts/fabric's addressing.
+XFER_HOSTS_IP_A=198.18.0.1
+XFER_HOSTS_IP_B=198.18.0.2
+# routed: h1 - fw - h2.
+XFER_ROUTED_IP_A=198.18.1.1
+XFER_ROUTED_IP_B=198.18.2.2
+XFER_ROUTER_NS=fw
+}
+
+XFER_GID_A=
+XFER_GID_B=
+XFER_SERVER_IP=
+XFER_SERVER_OPTS=()	# extra server options (e.g. --offset) for one run
+XFER_CLIENT_OUT=	# output files of the latest xfer run
+XFER_SERVER_OUT=
+XFER_CLIENT_RESULT=	# their RESULT lines
+XFER_SERVER_RESULT=
+declare -gA COUNTERS=()
+COUNTER_NAMES=()	# in the order rdma statistic prints them
+
+# gid_index_of DEV IPV4: the index of the RoCE v2 GID of IPV4 in DEV's
+# table (from sysfs), or nothing.
+gid_index_of() {
+	local want row idx rest
+	want=$(gid_of_ipv4 "$2")
+	gid_rows "$1"
+	for row in "${GID_ROWS[@]}"; do
+		idx=${row%%|*}
+		rest=${row#*|}
+		if [ "${rest%%|*}" = "$want" ] &&
+			[ "$(cut -d'|' -f2 <<<"$rest")" = "$GID_TYPE_V2" ]; then
+			printf '%s\n' "$idx"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# xfer_dev_up DEV NS IPV4: the device on NS's eth0, ACTIVE, with the GID.
+xfer_dev_up() {
+	local dev=$1 ns=$2 ip=$3
+	link_add "$dev" "$XFER_NETDEV" "$ns"
+	wait_until "port of $dev ACTIVE" "$WAIT_TIMEOUT" \
+		port_state_is "$dev" "$PORT_STATE_ACTIVE"
+	wait_until "$dev has the GID of $ip" "$WAIT_TIMEOUT" \
+		gid_present "$dev" "$(gid_of_ipv4 "$ip")"
+}
+
+xfer_fabric() {
+	local kind=$1 ip_a ip_b
+	[ -x "$FABRIC" ] || fail "$FABRIC missing"
+	helper_path mrc_xfer >/dev/null
+	mrc_load
+	case $kind in
+	hosts)
+		run "$FABRIC" hosts 2
+		ip_a=$XFER_HOSTS_IP_A
+		ip_b=$XFER_HOSTS_IP_B
+		;;
+	routed)
+		run "$FABRIC" routed
+		ip_a=$XFER_ROUTED_IP_A
+		ip_b=$XFER_ROUTED_IP_B
+		;;
+	*) fail "xfer_fabric: unknown kind $kind" ;;
+	esac
+	cleanup_push "$FABRIC" clean
+	xfer_dev_up "$XFER_DEV_A" "$XFER_NS_A" "$ip_a"
+	xfer_dev_up "$XFER_DEV_B" "$XFER_NS_B" "$ip_b"
+	XFER_GID_A=$(gid_index_of "$XFER_DEV_A" "$ip_a") ||
+		fail "no RoCE v2 GID of $ip_a on $XFER_DEV_A"
+	XFER_GID_B=$(gid_index_of "$XFER_DEV_B" "$ip_b") ||
+		fail "no RoCE v2 GID of $ip_b on $XFER_DEV_B"
+	XFER_SERVER_IP=$ip_b
+	log "$XFER_DEV_A on $XFER_NS_A ($ip_a, GID index $XFER_GID_A)," \
+		"$XFER_DEV_B on $XFER_NS_B ($ip_b, GID index $XFER_GID_B)"
+}
+
+# The last RESULT line of a file.
+result_of() {
+	local line result=
+	while IFS= read -r line; do
+		[[ $line == RESULT\ * ]] && result=$line
+	done <"$1"
+	printf '%s\n' "$result"
+}
+
+# result_field LINE KEY: the value of KEY=value in a RESULT line.
+result_field() {
+	local word
+	for word in $1; do
+		if [[ $word == "$2="* ]]; then
+			printf '%s\n' "${word#*=}"
+			return 0
+		fi
+	done
+	return 1
+}
+
+xfer_show() {
+	log "  client ($XFER_NS_A):"
+	sed 's/^/    /' "$XFER_CLIENT_OUT"
+	log "  server ($XFER_NS_B):"
+	sed 's/^/    /' "$XFER_SERVER_OUT"
+}
+
+# xfer_try NAME SECS [CLIENT_OPT...]: one bounded run; 0 if both sides
+# said RESULT ok, else 1.  Outputs in XFER_CLIENT_OUT / XFER_SERVER_OUT.
+xfer_try() {
+	local name=$1 secs=$2 bin ok=0
+	shift 2
+	bin=$(helper_path mrc_xfer)
+	bg_start "$name.server" ip netns exec "$XFER_NS_B" "$bin" \
+		-d "$XFER_DEV_B" -g "$XFER_GID_B" -p "$XFER_TCP_PORT" \
+		--timeout "$secs" "${XFER_SERVER_OPTS[@]}"
+	bg_start "$name.client" ip netns exec "$XFER_NS_A" "$bin" \
+		-d "$XFER_DEV_A" -g "$XFER_GID_A" -p "$XFER_TCP_PORT" \
+		--timeout "$secs" "$@" "$XFER_SERVER_IP"
+	XFER_CLIENT_OUT=$(bg_out "$name.client")
+	XFER_SERVER_OUT=$(bg_out "$name.server")
+	if ! bg_wait "$name.client" $((secs + XFER_SLACK)); then
+		log "  client still running after $((secs + XFER_SLACK))s: killed"
+		bg_kill "$name.client"
+		ok=1
+	fi
+	if ! bg_wait "$name.server" "$XFER_SLACK"; then
+		log "  server still running ${XFER_SLACK}s after the client: killed"
+		bg_kill "$name.server"
+		ok=1
+	fi
+	XFER_CLIENT_RESULT=$(result_of "$XFER_CLIENT_OUT")
+	XFER_SERVER_RESULT=$(result_of "$XFER_SERVER_OUT")
+	[[ $XFER_CLIENT_RESULT == "RESULT ok "* ]] || ok=1
+	[[ $XFER_SERVER_RESULT == "RESULT ok "* ]] || ok=1
+	[ "$(bg_rc "$name.client" 2>/dev/null)" = 0 ] || ok=1
+	[ "$(bg_rc "$name.server" 2>/dev/null)" = 0 ] || ok=1
+	return "$ok"
+}
+
+# xfer NAME SECS [CLIENT_OPT...]: xfer_try that must succeed.
+xfer() {
+	local name=$1 start=$SECONDS
+	if ! xfer_try "$@"; then
+		xfer_show
+		fail "$name: mrc_xfer failed"
+	fi
+	log "ok $name ($((SECONDS - start))s): client ${XFER_CLIENT_RESULT#RESULT }"
+	log "    server ${XFER_SERVER_RESULT#RESULT }"
+}
+
+# counters_snap TAG: COUNTERS[TAG.DEV.NAME] for both devices.
+counters_snap() {
+	local tag=$1 dev i
+	local -a w
+	for dev in "$XFER_DEV_A" "$XFER_DEV_B"; do
+		run rdma statistic show link "$dev/$MRC_PORT"
+		read -r -a w <"$BOUNDED_OUT"
+		[ "${w[0]:-}" = link ] || fail "rdma statistic: unexpected: ${w[*]}"
+		[ "$dev" = "$XFER_DEV_A" ] && COUNTER_NAMES=()
+		for ((i = 2; i + 1 < ${#w[@]}; i += 2)); do
+			COUNTERS[$tag.$dev.${w[i]}]=${w[i + 1]}
+			[ "$dev" = "$XFER_DEV_A" ] && COUNTER_NAMES+=("${w[i]}")
+		done
+	done
+}
+
+counter_delta() {
+	local a=${COUNTERS[$1.$3.$4]:-} b=${COUNTERS[$2.$3.$4]:-}
+	if [ -z "$a" ] || [ -z "$b" ]; then
+		fail "no counter $4 of $3 in snapshots $1, $2"
+	fi
+	printf '%s\n' $((b - a))
+}
+
+# counters_show T1 T2 NAME...: the deltas of NAMEs on both devices, one
+# line per device.
+counters_show() {
+	local t1=$1 t2=$2 dev name line
+	shift 2
+	for dev in "$XFER_DEV_A" "$XFER_DEV_B"; do
+		line=
+		for name in "$@"; do
+			line+=" $name=$(counter_delta "$t1" "$t2" "$dev" "$name")"
+		done
+		log "    $dev:$line"
+	done
+}
+
+# counters_changed T1 T2: every counter that moved, one line per device.
+counters_changed() {
+	local t1=$1 t2=$2 dev name line a b
+	for dev in "$XFER_DEV_A" "$XFER_DEV_B"; do
+		line=
+		for name in "${COUNTER_NAMES[@]}"; do
+			a=${COUNTERS[$t1.$dev.$name]:-0}
+			b=${COUNTERS[$t2.$dev.$name]:-0}
+			[ "$a" = "$b" ] || line+=" $name=$((b - a))"
+		done
+		log "    $dev:${line:- (none)}"
+	done
+}

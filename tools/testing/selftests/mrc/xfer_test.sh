@@ -1,0 +1,131 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RDMA WRITE and WRITE WITH IMMEDIATE between two hosts (scripts/fabric
+# hosts 2: h1 and h2 on a bridge, mrcA on h1, mrcB on h2), verified byte for
+# byte by mrc_xfer: sizes 0, 1, 4095, 4096, 65537, 1 MiB, 16 MiB and 64 MiB,
+# MRs starting at odd offsets into a page, one QP and four, plain writes and
+# writes with immediate (immediates in issue order, one receive CQE each,
+# extra receives left unconsumed), the ibv_wr_* API once, a PSN range that
+# wraps past 2^24.
+#
+# Counters, per run: mrcA sent each PSN once (tx_data_pkts - retransmits =
+# the packets the writes need at the path MTU, a zero-length write being
+# one packet) and mrcB received each once (rx_data_pkts - duplicates).  The
+# fabric is lossless, so at the end `retransmits` of both devices must
+# still be 0: a driver that overruns its own path and recovers by
+# retransmitting fails here.
+
+SELF_DIR=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SELF_DIR/lib.sh"
+# shellcheck source=SCRIPTDIR/xfer_lib.sh
+. "$SELF_DIR/xfer_lib.sh"
+mrc_test_init
+
+KIB=1024
+MIB=$((1024 * 1024))
+# Bound of one run: a base plus one second per MiB moved (so at least
+# about 1 MB/s including pattern generation and verification in TCG).
+BASE_SECS=20
+
+RETRANSMITS=()	# "case: N" for every run that retransmitted
+
+# size_bytes SIZE: 1M -> 1048576, 4K -> 4096, 17 -> 17.
+size_bytes() {
+	case $1 in
+	*M) echo $((${1%M} * MIB)) ;;
+	*K) echo $((${1%K} * KIB)) ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# The path MTU the client reported ("... mtu N, ...").
+client_mtu() {
+	local line mtu=
+	while IFS= read -r line; do
+		if [[ $line =~ connected:.*\ mtu\ ([0-9]+), ]]; then
+			mtu=${BASH_REMATCH[1]}
+		fi
+	done <"$XFER_CLIENT_OUT"
+	[ -n "$mtu" ] || fail "no MTU in the client's output"
+	printf '%s\n' "$mtu"
+}
+
+# case NAME QPS SIZE ITERS [CLIENT_OPT...]: one verified run and its
+# packet accounting.
+case_run() {
+	local name=$1 qps=$2 size=$3 iters=$4 bytes secs mtu per_write want
+	local sent rtx rcvd dup
+	shift 4
+	bytes=$(size_bytes "$size")
+	secs=$((BASE_SECS + bytes * iters * qps / MIB))
+	counters_snap "$name.0"
+	xfer "$name" "$secs" --qps "$qps" --size "$bytes" --iters "$iters" "$@"
+	counters_snap "$name.1"
+
+	mtu=$(client_mtu)
+	per_write=$(((bytes + mtu - 1) / mtu))
+	[ "$per_write" -gt 0 ] || per_write=1
+	want=$((per_write * iters * qps))
+	sent=$(counter_delta "$name.0" "$name.1" "$XFER_DEV_A" tx_data_pkts)
+	rtx=$(counter_delta "$name.0" "$name.1" "$XFER_DEV_A" retransmits)
+	rcvd=$(counter_delta "$name.0" "$name.1" "$XFER_DEV_B" rx_data_pkts)
+	dup=$(counter_delta "$name.0" "$name.1" "$XFER_DEV_B" duplicates)
+	log "    packets: want $want; $XFER_DEV_A sent $sent ($rtx retransmitted)," \
+		"$XFER_DEV_B received $rcvd ($dup duplicates)"
+	counters_changed "$name.0" "$name.1"
+	assert_eq "$name: data packets sent once each (tx_data_pkts - retransmits)" \
+		"$want" $((sent - rtx))
+	assert_eq "$name: data packets received once each (rx_data_pkts - duplicates)" \
+		"$want" $((rcvd - dup))
+	if [ "$rtx" -ne 0 ]; then
+		RETRANSMITS+=("$name: $rtx")
+	fi
+}
+
+xfer_fabric hosts
+counters_snap start
+
+log "== sizes, one QP"
+case_run size_0 1 0 16
+case_run size_1 1 1 16
+XFER_SERVER_OPTS=(--offset 1)
+case_run size_4095_offset_1 1 4095 8
+XFER_SERVER_OPTS=()
+case_run size_4096 1 4096 8
+XFER_SERVER_OPTS=(--offset 2000)
+case_run size_65537_offset_2000 1 65537 8
+XFER_SERVER_OPTS=()
+case_run size_1M 1 1M 4
+log "== PSNs wrapping past 2^24"
+case_run psn_wrap 1 65537 4 --psn 0xffffc0
+
+log "== four QPs"
+case_run qps4_size_4095 4 4095 8
+case_run qps4_size_1M 4 1M 2
+
+log "== WRITE WITH IMMEDIATE"
+case_run imm_size_0 1 0 16 --imm --extra-recvs 2
+case_run imm_size_1 1 1 16 --imm
+case_run imm_size_65537 1 65537 8 --imm --extra-recvs 3
+case_run imm_qps4_size_4096 4 4096 16 --imm --extra-recvs 1
+
+log "== ibv_wr_* API"
+case_run wr_api_imm_qps2 2 65537 8 --wr-api --imm --extra-recvs 1
+
+log "== large writes"
+case_run size_16M 1 16M 2
+case_run size_64M 1 64M 1
+
+counters_snap end
+log "== counters over the whole test (lossless fabric)"
+counters_changed start end
+if [ ${#RETRANSMITS[@]} -gt 0 ]; then
+	log "runs that retransmitted:"
+	printf '    %s\n' "${RETRANSMITS[@]}"
+	fail "retransmits on a lossless fabric:" \
+		"$XFER_DEV_A $(counter_delta start end "$XFER_DEV_A" retransmits)," \
+		"$XFER_DEV_B $(counter_delta start end "$XFER_DEV_B" retransmits)"
+fi
+log "PASS"
