@@ -282,6 +282,72 @@ target_stop() {
 	return 0
 }
 
+# --- crafted_pkt.py, one process for the whole test (serve) -----------------
+
+PKT_FD=
+PKT_SEQ=0
+PKT_WAIT=
+PKT_OUT=
+PKT_RC=
+
+pkt_server_exec() {
+	local fifo=$1
+	exec {PKT_FD}>&-
+	ip netns exec "$SRC_NS" "$PYTHON" "$PKT_TOOL" serve <"$fifo"
+}
+
+pkt_server_ready() {
+	file_has_line "$(bg_out pkt_server)" SERVING && return 0
+	if bg_done pkt_server; then
+		sed 's/^/    /' "$(bg_out pkt_server)"
+		fail "crafted_pkt.py serve exited (status $(bg_rc pkt_server))"
+	fi
+	return 1
+}
+
+pkt_server_start() {
+	local fifo=$MRC_TMP/pkt.in
+	mkfifo "$fifo"
+	exec {PKT_FD}<>"$fifo"
+	bg_start pkt_server pkt_server_exec "$fifo"
+	wait_until "crafted_pkt.py serving in $SRC_NS" "$WAIT_TIMEOUT" \
+		pkt_server_ready
+}
+
+pkt_server_stop() {
+	exec {PKT_FD}>&-
+	bg_wait pkt_server "$WAIT_TIMEOUT" || fail "crafted_pkt.py serve did not end"
+	[ "$(bg_rc pkt_server)" = 0 ] || {
+		sed 's/^/    /' "$(bg_out pkt_server)"
+		fail "crafted_pkt.py serve: exit status $(bg_rc pkt_server)"
+	}
+}
+
+pkt_done() {
+	[ -s "$PKT_WAIT" ] && return 0
+	if bg_done pkt_server; then
+		sed 's/^/    /' "$(bg_out pkt_server)"
+		fail "crafted_pkt.py serve exited"
+	fi
+	return 1
+}
+
+# pkt ARG...: crafted_pkt.py ARG... (in h1); output file PKT_OUT, status
+# PKT_RC.  Files are named by the (sub)shell's pid: groups run in
+# subshells that each count from the same PKT_SEQ.
+pkt() {
+	local prefix line
+	PKT_SEQ=$((PKT_SEQ + 1))
+	prefix=$MRC_TMP/pkt.$BASHPID.$PKT_SEQ
+	printf -v line '%q ' "$prefix" "$@"
+	printf '%s\n' "$line" >&"$PKT_FD"
+	PKT_WAIT=$prefix.rc
+	wait_for "$CMD_TIMEOUT" pkt_done ||
+		fail "crafted_pkt.py: no answer within ${CMD_TIMEOUT}s to: $*"
+	read -r PKT_RC <"$PKT_WAIT"
+	PKT_OUT=$prefix.out
+}
+
 # --- what the target holds ------------------------------------------------
 
 MR_WRITES=()	# OFF:LEN:SEED of every payload that must have landed
@@ -293,11 +359,12 @@ expect_mr() {
 	for w in "${MR_WRITES[@]}"; do
 		args+=(--write "$w")
 	done
-	run "$PYTHON" "$PKT_TOOL" "${args[@]}" "$@"
+	pkt "${args[@]}" "$@"
+	[ "$PKT_RC" = 0 ] || fail "crafted_pkt.py model: $(cat "$PKT_OUT")"
 	if [ $# -gt 0 ]; then
-		want=$(sed -n 's/^HASHES=//p' "$BOUNDED_OUT")
+		want=$(sed -n 's/^HASHES=//p' "$PKT_OUT")
 	else
-		want=$(sed -n 's/^HASH=//p' "$BOUNDED_OUT")
+		want=$(sed -n 's/^HASH=//p' "$PKT_OUT")
 	fi
 	target_cmd check
 	[ "$(tgt_field canaries)" = ok ] ||
@@ -388,13 +455,12 @@ crafted() {
 	[ "$fence" = 1 ] && args+=(--fence)
 	[ -n "$cack" ] && args+=(--fence-cack "$cack")
 	args+=("${expects[@]}" "${pkts[@]}")
-	bounded "$CMD_TIMEOUT" ip netns exec "$SRC_NS" "$PYTHON" "$PKT_TOOL" \
-		"${args[@]}" || fail "$name: crafted_pkt.py hung"
-	out=$BOUNDED_OUT
-	if [ "$BOUNDED_RC" -ne 0 ]; then
+	pkt "${args[@]}"
+	out=$PKT_OUT
+	if [ "$PKT_RC" -ne 0 ]; then
 		grep -v '^PKT ' "$out" | sed 's/^/    /'
 		grep '^PKT ' "$out" | cut -c1-300 | sed 's/^/    /'
-		fail "$name: $(grep '^RESULT' "$out" || echo "crafted_pkt.py exit $BOUNDED_RC")"
+		fail "$name: $(grep '^RESULT' "$out" || echo "crafted_pkt.py exit $PKT_RC")"
 	fi
 
 	local sent_n sent_udp sent_ip f_udp=0 f_ip=0 r_udp r_ip
@@ -804,6 +870,32 @@ group_inconsistent() {
 	expect_mr --maybe 0:64:81
 }
 
+# The NACK a packet beyond the window gets (wire-format.rst, NETH): the
+# entropy of the packet NACKed, its PSN, its TSETH tx_timestamp or 0.
+group_nack_fields() {
+	crafted "beyond the window with a TSETH: NACK echoes EV and timestamp" \
+		"rx_data_pkts=1 out_of_window=1 nacks_sent=1" \
+		--expect "nack:reason=0x0b:nackpsn=@$MPR:psn=@$MPR:ev=0xc0a60000:ts=0x4321" \
+		--cack @-1 "psn=@$MPR msn=1 tsh=1 ts=0x4321 sport=0xc0a6 va=@0 len=16"
+	crafted "beyond the window without a TSETH: NACK timestamp 0" \
+		"rx_data_pkts=1 out_of_window=1 nacks_sent=1" \
+		--expect "nack:reason=0x0b:nackpsn=@$MPR:ts=0" \
+		--cack @-1 "psn=@$MPR msn=1 va=@0 len=16"
+	expect_mr
+}
+
+# A WRITE Only carries its whole message: fewer bytes than its DMALen is
+# as inconsistent as more (else the message never completes and every
+# later one waits behind it).
+group_inconsistent_short() {
+	crafted "WRITE Only with 16 bytes, DMALen 64: NAK invalid request" \
+		"rx_data_pkts=1 naks_sent=1" --nofence \
+		--expect nak:syn=0x61:msn=0:psn=@0 \
+		"psn=@0 msn=1 va=@0 len=16 dmalen=64 seed=82"
+	expect_state ERR
+	expect_mr --maybe 0:16:82
+}
+
 # --- run ------------------------------------------------------------------
 
 GROUPS_PASSED=()
@@ -856,6 +948,7 @@ wait_until "port of $DEV ACTIVE" "$WAIT_TIMEOUT" \
 wait_until "GID of $TGT_IP on $DEV" "$WAIT_TIMEOUT" \
 	gid_present "$DEV" "$(gid_of_ipv4 "$TGT_IP")"
 [ -d "$HWC" ] || fail "no $HWC"
+pkt_server_start
 read -r mpr_units </sys/module/"$MRC_MODULE"/parameters/mpr_units
 MPR=$((mpr_units * MPR_UNIT))
 log "MPR $MPR PSNs"
@@ -872,9 +965,12 @@ run_group "bad R_Key mid-message" group_midmsg
 run_group "MR bounds" group_bounds
 run_group "VA wrap" group_wrap
 run_group "RC opcodes" group_rc
+run_group "NACK fields" group_nack_fields
 run_group "inconsistent requests" group_inconsistent
+run_group "inconsistent requests: short" group_inconsistent_short
 
 counters_vs_rdma_tool
+pkt_server_stop
 link_del "$DEV"
 run "$FABRIC" clean
 mrc_unload

@@ -28,6 +28,8 @@ CHECK_SECS=420
 TSHARK_SECS=180
 CAPTURE_SECS=60
 XFER_SECS=60
+SNAPLEN=2048		# whole frames (MTU 1500)
+CAPTURE_BUFFER_KIB=32768
 SIZE=$((1024 * 1024))
 FIRST_PSN=$((0x7ff000))
 EV_MIN=49152
@@ -62,9 +64,11 @@ xfer_fabric hosts
 pcap=$MRC_TMP/xfer.pcap
 capture_out=$(bg_out capture)
 # Packet-buffered and immediate, so that a marker seen in the file means
-# everything before it is there too.
+# everything before it is there too.  The snapshot length sizes the slots
+# of the capture ring: the default (256 KiB) leaves room for a few dozen
+# packets only, and tcpdump under TCG falls behind a burst.
 bg_start capture ip netns exec "$XFER_NS_B" tcpdump -i "$XFER_NETDEV" -n \
-	-B 16384 --immediate-mode -U -w "$pcap" \
+	-s "$SNAPLEN" -B "$CAPTURE_BUFFER_KIB" --immediate-mode -U -w "$pcap" \
 	"udp port $MRC_DEFAULT_UDP_PORT or icmp"
 capturing() { grep -q 'listening on' "$capture_out"; }
 wait_until "tcpdump listening" "$WAIT_TIMEOUT" capturing

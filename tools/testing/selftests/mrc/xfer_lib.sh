@@ -109,7 +109,9 @@ xfer_fabric() {
 result_of() {
 	local line result=
 	while IFS= read -r line; do
-		[[ $line == RESULT\ * ]] && result=$line
+		if [[ $line == RESULT\ * ]]; then
+			result=$line
+		fi
 	done <"$1"
 	printf '%s\n' "$result"
 }
@@ -185,10 +187,14 @@ counters_snap() {
 		run rdma statistic show link "$dev/$MRC_PORT"
 		read -r -a w <"$BOUNDED_OUT"
 		[ "${w[0]:-}" = link ] || fail "rdma statistic: unexpected: ${w[*]}"
-		[ "$dev" = "$XFER_DEV_A" ] && COUNTER_NAMES=()
+		if [ "$dev" = "$XFER_DEV_A" ]; then
+			COUNTER_NAMES=()
+		fi
 		for ((i = 2; i + 1 < ${#w[@]}; i += 2)); do
 			COUNTERS[$tag.$dev.${w[i]}]=${w[i + 1]}
-			[ "$dev" = "$XFER_DEV_A" ] && COUNTER_NAMES+=("${w[i]}")
+			if [ "$dev" = "$XFER_DEV_A" ]; then
+				COUNTER_NAMES+=("${w[i]}")
+			fi
 		done
 	done
 }
