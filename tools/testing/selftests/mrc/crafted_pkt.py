@@ -16,8 +16,9 @@ back.  Stdlib only: it runs under Debian's /usr/bin/python3 in the guest.
 
   crafted_pkt.py send --info FILE --src IP --dst IP [options] PKT...
       Sends each PKT (see below) to the target described by FILE (the
-      KEY=VALUE lines mrc_target prints), from a raw socket, and captures
-      the replies on a raw UDP socket.  Options:
+      KEY=VALUE lines mrc_target prints, and optionally the module's
+      UDP_PORT, DSCP_CONTROL and CONTROL_PKEY), from a raw socket, and
+      captures the replies on a raw UDP socket.  Options:
         --fence             then send a PROBE and wait for its SACK (PR=1,
                             the probe's id): every reply the packets caused
                             has arrived by then (the path is FIFO)
@@ -26,8 +27,9 @@ back.  Stdlib only: it runs under Debian's /usr/bin/python3 in the guest.
                             the fence's SACK must be exactly these
         --fence-cack PSN    the fence's SACK must report this cack_psn
         --timeout S         how long to wait for replies (default 20)
-      Prints "SENT ...", one "REPLY ..." per reply, "FENCE ..." and
-      "RESULT ok" (exit 0) or "RESULT fail ..." (exit 1).
+      Prints "SENT ...", "PKT ..." (each packet in hex), one "REPLY ..."
+      per reply, "FENCE ...", "REPLIES ..." and "RESULT ok" (exit 0) or
+      "RESULT fail ..." (exit 1; 2 for a bad PKT).
 
   crafted_pkt.py model --len N [--write OFF:LEN:SEED]... [--maybe OFF:LEN:SEED]...
                        [--region OFF:LEN]
@@ -42,9 +44,10 @@ back.  Stdlib only: it runs under Debian's /usr/bin/python3 in the guest.
       TCG guest takes seconds to): reads lines "PREFIX ARGS..." (ARGS
       quoted as by the shell) from stdin, runs each, with its output in
       PREFIX.out and then its exit status in PREFIX.rc (renamed into
-      place, so that PREFIX.rc appearing means "done").  Holds UDP port
-      4791 meanwhile, so that replies arriving between commands are not
-      answered with ICMP port unreachable.  Ends at end of input.
+      place, so that PREFIX.rc appearing means "done").  Holds the UDP
+      port replies go to meanwhile, so that replies arriving between
+      commands are not answered with ICMP port unreachable.  Ends at end
+      of input.
 
 PKT: one argument of blank-separated KEY=VALUE tokens.  Numbers are C
 literals; "@N" means "the target's base plus N" for psn (RQ_PSN), va
@@ -61,9 +64,10 @@ literals; "@N" means "the target's base plus N" for psn (RQ_PSN), va
   imm=0x1234abcd    ImmDt (opcodes 0xc9, 0xcb)
   len=64 seed=1     payload: LEN bytes of pattern SEED (see payload())
   data=HEX          payload: these bytes instead
-  body=             for opcodes without a defined layout: mrcwrite
-                    (METH, RETH, payload: the default), rcwrite (IBTA RC
-                    WRITE Only: RETH, payload), none, hex:BYTES
+  body=             for opcodes without an MRC layout: mrcwrite (METH,
+                    [TSETH], RETH, payload; the default in the MRC space),
+                    rcwrite (IBTA RC WRITE Only: RETH, payload; the default
+                    elsewhere), none, hex:BYTES
   syn=0x1f amsn=0   AETH (0xd1)
   cack=@-1 sackoff=1 bitmap=0 mpr=32 sflags=0 ackoff=0 ev=0 ccts=0
                     SETH + CC_STATE (0xdc)
@@ -127,7 +131,7 @@ AETH_ACK = 0x1F
 SETH_PR = 0x0002
 SETH_M_SHIFT = 5
 EV_SHIFT = 16
-DSCP_CONTROL = 46
+DSCP_CONTROL = 46	# rdma_mrc's defaults; the info file may say others
 CONTROL_PKEY = 0xFFFF
 FENCE_SPORT = 0xC0DE
 TSETH_DEFAULT_FLAGS = 0x8001	# TSR (coarse units) | ftype 1
@@ -393,7 +397,8 @@ def build(text, tgt, src, dst, ipid):
     udp_len = UDP_HLEN + len(content) + ICRC_LEN
     ip = ipv4_header(src, dst, IPV4_HLEN + udp_len, num("tos", 0),
                      num("ipid", ipid), num("ttl", DEFAULT_TTL))
-    udp = udp_header(num("sport", 0xC123), num("dport", UDP_PORT), udp_len)
+    udp = udp_header(num("sport", 0xC123),
+                     num("dport", tgt.num("UDP_PORT", UDP_PORT)), udp_len)
     crc = icrc(ip, udp, content) ^ num("icrcxor", 0)
     upay = bytearray(content + struct.pack("<I", crc))
 
@@ -430,8 +435,10 @@ def build(text, tgt, src, dst, ipid):
 class Reply:
     """A packet from the target, decoded."""
 
-    def __init__(self, data):
+    def __init__(self, data, dscp=DSCP_CONTROL, pkey=CONTROL_PKEY):
         self.data = data
+        self.want_dscp = dscp
+        self.want_pkey = pkey
         self.f = {}
         self.ok = True
         self.problems = []
@@ -460,15 +467,16 @@ class Reply:
             self.bad("bad ICRC")
         if csum != 0:
             self.bad(f"UDP checksum {csum:#x}, not 0")
-        if self.tos >> 2 != DSCP_CONTROL or self.tos & 3:
-            self.bad(f"TOS {self.tos:#x}: not DSCP_CONTROL, Not-ECT")
+        if self.tos >> 2 != self.want_dscp or self.tos & 3:
+            self.bad(f"TOS {self.tos:#x}: not DSCP {self.want_dscp}, "
+                     "Not-ECT")
         op, flags, pkey, _, dqpn, ackf, psn = struct.unpack_from(
             "!BBHB3sB3s", content)
         self.f["op"] = op
         self.f["psn"] = int.from_bytes(psn, "big")
         self.f["dqpn"] = int.from_bytes(dqpn, "big")
-        if pkey != CONTROL_PKEY:
-            self.bad(f"P_Key {pkey:#x}")
+        if pkey != self.want_pkey:
+            self.bad(f"P_Key {pkey:#x}, not {self.want_pkey:#x}")
         if flags or ackf:
             self.bad(f"BTH flags {flags:#x} byte 8 {ackf:#x}")
         hdr = content[BTH_LEN:]
@@ -535,22 +543,32 @@ class Expect:
         return all(reply.f.get(k) == v for k, v in self.want.items())
 
 
-def open_capture():
-    rx = socket.socket(socket.AF_INET, socket.SOCK_RAW, IPPROTO_UDP)
-    rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
-    # A listener on the port keeps the kernel from answering the target
-    # with ICMP port unreachable; nothing reads it.
+SINKS = {}
+
+
+def hold_port(port):
+    """A listener on the port keeps the kernel from answering the target
+    with ICMP port unreachable; nothing reads it.  Kept for the process."""
+    if port in SINKS:
+        return
     sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
-        sink.bind(("0.0.0.0", UDP_PORT))
+        sink.bind(("0.0.0.0", port))
     except OSError:
         sink.close()
-        sink = None
-    return rx, sink
+        return
+    SINKS[port] = sink
 
 
-def capture_one(rx, target_ip, deadline):
-    """The next packet from target_ip to UDP_PORT, or None at deadline."""
+def open_capture(port):
+    rx = socket.socket(socket.AF_INET, socket.SOCK_RAW, IPPROTO_UDP)
+    rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+    hold_port(port)
+    return rx
+
+
+def capture_one(rx, target_ip, port, deadline, tgt):
+    """The next packet from target_ip to port, or None at deadline."""
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
@@ -564,9 +582,10 @@ def capture_one(rx, target_ip, deadline):
         ihl = (data[0] & 15) * 4
         if socket.inet_ntoa(data[12:16]) != target_ip:
             continue
-        if struct.unpack_from("!H", data, ihl + 2)[0] != UDP_PORT:
+        if struct.unpack_from("!H", data, ihl + 2)[0] != port:
             continue
-        return Reply(data)
+        return Reply(data, tgt.num("DSCP_CONTROL", DSCP_CONTROL),
+                     tgt.num("CONTROL_PKEY", CONTROL_PKEY))
 
 
 def cmd_send(args):
@@ -578,7 +597,8 @@ def cmd_send(args):
     for i, text in enumerate(args.packets):
         packets.append(build(text, tgt, args.src, args.dst, ipid + i + 1))
 
-    rx, sink = open_capture()
+    port = tgt.num("UDP_PORT", UDP_PORT)
+    rx = open_capture(port)
     tx = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
     for pkt in packets:
         tx.sendto(pkt.data, (args.dst, 0))
@@ -605,7 +625,7 @@ def cmd_send(args):
     while True:
         if not args.fence and len(replies) >= len(expects):
             break
-        reply = capture_one(rx, args.dst, deadline)
+        reply = capture_one(rx, args.dst, port, deadline, tgt)
         if reply is None:
             if args.fence:
                 problems.append("no SACK for the fence probe "
@@ -654,8 +674,8 @@ def cmd_send(args):
         reply_ip += fence_reply.ip_len
         n_replies += 1
     print(f"REPLIES n={n_replies} udp_bytes={reply_bytes} ip_bytes={reply_ip}")
-    if sink:
-        sink.close()
+    rx.close()
+    tx.close()
     if problems:
         print("RESULT fail " + " | ".join(problems))
         return 1
@@ -809,11 +829,7 @@ def dispatch(args):
 
 
 def cmd_serve(parser):
-    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        sink.bind(("0.0.0.0", UDP_PORT))
-    except OSError as exc:
-        print(f"serve: UDP port {UDP_PORT} not held: {exc}", flush=True)
+    hold_port(UDP_PORT)
     print("SERVING", flush=True)
     for line in sys.stdin:
         try:
@@ -837,7 +853,6 @@ def cmd_serve(parser):
         with open(prefix + ".rc.tmp", "w", encoding="ascii") as f:
             f.write(f"{rc}\n")
         os.rename(prefix + ".rc.tmp", prefix + ".rc")
-    sink.close()
     return 0
 
 

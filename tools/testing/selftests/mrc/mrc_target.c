@@ -25,6 +25,8 @@
  *                     (CRC-32 of the MR bytes, zlib's; OFF relative to
  *                     the MR start, negative before it)
  *   read TAG OFF LEN  READ TAG HEX (OFF may reach into the canaries)
+ *   poke TAG OFF VAL  POKE TAG old=XX new=YY: store byte VAL at OFF (may be
+ *                     in a canary), so that a test can check its checks
  *   state TAG         STATE TAG RESET|INIT|RTR|RTS|SQD|SQE|ERR (query_qp)
  *   cqes TAG          CQES TAG n=N [cqeI=STATUS,OPCODE,len=L,imm=X...]
  *                     (what the CQ holds now, without waiting)
@@ -286,6 +288,23 @@ static void cmd_read(struct target *t, const char *tag, const char *args)
 	printf("\n");
 }
 
+static void cmd_poke(struct target *t, const char *tag, const char *args)
+{
+	long long off;
+	int val;
+	uint8_t old;
+
+	if (sscanf(args, "%lld %i", &off, &val) != 2 || val < 0 || val > 0xff ||
+	    off < -(long long)t->canary_len ||
+	    off >= (long long)(t->len + t->canary_len)) {
+		printf("POKE %s error=bad_args\n", tag);
+		return;
+	}
+	old = t->start[off];
+	t->start[off] = (uint8_t)val;
+	printf("POKE %s old=%02x new=%02x\n", tag, old, val);
+}
+
 /* One command line; false on quit. */
 static bool do_command(struct target *t, char *line)
 {
@@ -307,6 +326,8 @@ static bool do_command(struct target *t, char *line)
 		printf("EVENTS %s n=%u%s\n", tag, t->nevents, t->events);
 	} else if (!strcmp(cmd, "read")) {
 		cmd_read(t, tag, consumed ? line + consumed : "");
+	} else if (!strcmp(cmd, "poke")) {
+		cmd_poke(t, tag, consumed ? line + consumed : "");
 	} else {
 		printf("UNKNOWN %s %s\n", cmd, tag);
 	}
