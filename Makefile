@@ -9,6 +9,7 @@
 #   make check      build for the test kernel, boot it under QEMU, install,
 #                   run the kselftests (TAP, then "N passed, N failed")
 #   make demo       boot a guest with two hosts and show the devices
+#   make stage      put the module into the test kernel's cached tree
 #   make KVER=...   build the module for another installed kernel
 #
 # When make is not run inside the kernel build (Kbuild is read there).
@@ -25,13 +26,13 @@ KDIR		?= /lib/modules/$(KVER)/build
 MODDIR		:= drivers/infiniband/sw/mrc
 VM_TIMEOUT	?= 1500
 
-.PHONY: all deps module provider selftests tools install check demo clean help
+.PHONY: all deps module provider selftests tools install stage check demo clean help
 
 all: deps
 	$(MAKE) module provider selftests tools
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(TOP)/scripts/install-deps
@@ -51,15 +52,21 @@ tools:
 install:
 	$(TOP)/scripts/install-built
 
+# The module into the cached test kernel's tree, indexed there by the host's
+# depmod, so that `make install` in a guest has nothing slow left to do.
+stage:
+	$(TOP)/scripts/install-built --kver $(TEST_KVER) --module-only \
+		--destdir $(CACHE)/kernel/$(TEST_KVER)/root
+
 check: deps
 	$(MAKE) module KVER=$(TEST_KVER)
-	$(MAKE) provider selftests tools
+	$(MAKE) provider selftests tools stage
 	$(TOP)/scripts/vm-run --timeout $(VM_TIMEOUT) -- \
 		$(TOP)/tools/testing/selftests/mrc/run_tests.sh
 
 demo: deps
 	$(MAKE) module KVER=$(TEST_KVER)
-	$(MAKE) provider tools
+	$(MAKE) provider tools stage
 	$(TOP)/scripts/vm-run --timeout 600 -- $(TOP)/scripts/demo
 
 clean:
