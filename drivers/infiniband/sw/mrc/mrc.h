@@ -155,10 +155,13 @@ struct mrc_rmsg {
 	u32 msn;
 	u32 rcvd;			/* payload bytes placed so far */
 	u32 dmalen;
+	u32 last_psn;			/* valid once has_last */
+	u32 fail_psn;			/* the packet that failed it */
 	__be32 imm;
 	u8 state;			/* enum mrc_rmsg_state */
+	u8 fail;			/* 0, or the NAK syndrome to send */
 	bool has_imm;
-	bool failed;
+	bool has_last;
 };
 
 enum mrc_rmsg_state {
@@ -211,6 +214,7 @@ struct mrc_qp_dp {
 	u32 rcv_next;			/* cack_psn + 1 */
 	u32 msn_done;			/* messages executed, in order */
 	u32 msn_acked;			/* msn_done as of the last ACK sent */
+	u32 done_psn;			/* last PSN of message msn_done */
 	u32 imm_reserved;		/* receives promised to done WriteIMMs */
 	u32 pkts_since_sack;
 	/*

@@ -54,11 +54,15 @@ void mrc_comp_complete(struct mrc_qp *qp)
 			break;
 		if (sw->opcode == MRC_WQE_RDMA_WRITE_WITH_IMM)
 			dp->wimm_inflight--;
+		/*
+		 * The slot is free before its completion is seen: a consumer
+		 * that posts again as soon as it polls must find room.
+		 */
+		qp->sq_cons++;
+		mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
 		if (signal_all || (sw->flags & MRC_WQE_SIGNALED))
 			mrc_comp_post(qp, sw, IB_WC_SUCCESS);
-		qp->sq_cons++;
 	}
-	mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
 }
 
 /**
@@ -78,9 +82,9 @@ void mrc_comp_fail(struct mrc_qp *qp, enum ib_wc_status status)
 		return;
 	if (qp->sq_cons != dp->sq_fetch) {
 		sw = mrc_swqe(qp, qp->sq_cons);
-		mrc_comp_post(qp, sw, status);
 		qp->sq_cons++;
 		mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
+		mrc_comp_post(qp, sw, status);
 	} else if (mrc_queue_pending(&qp->sq, qp->sq_cons)) {
 		/* A WQE that failed its checks before it was taken. */
 		struct mrc_send_wqe *wqe = mrc_queue_slot(&qp->sq, qp->sq_cons);
@@ -91,10 +95,10 @@ void mrc_comp_fail(struct mrc_qp *qp, enum ib_wc_status status)
 			.qp_num = qp->ibqp.qp_num,
 		};
 
-		mrc_qp_post_cqe(qp, true, &cqe);
 		qp->sq_cons++;
 		dp->sq_fetch = qp->sq_cons;
 		mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
+		mrc_qp_post_cqe(qp, true, &cqe);
 	}
 	mrc_qp_error(qp);
 }
@@ -197,10 +201,18 @@ static void mrc_comp_ack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 	u32 smsn = ntohl(aeth->smsn);
 	u8 syndrome = smsn >> MRC_AETH_SYN_SHIFT;
 	u32 msn = smsn & MRC_AETH_MSN_MASK;
+	u32 failed;
 
 	if ((syndrome & MRC_AETH_TYPE_MASK) == MRC_AETH_TYPE_NAK) {
 		mrc_counter_inc(qp->dev, MRC_CNT_NAKS_RCVD);
-		/* Messages up to msn executed; the next one failed. */
+		/*
+		 * Messages up to msn executed; the next one failed.  A NAK
+		 * for a message not outstanding is stale or forged: ignored.
+		 */
+		failed = (msn + 1) & MRC_AETH_MSN_MASK;
+		if (!mrc_msn_le(failed, (dp->msn_next - 1) & MRC_AETH_MSN_MASK) ||
+		    mrc_msn_le(failed, dp->acked_msn))
+			return;
 		if (mrc_msn_le(dp->acked_msn, msn))
 			dp->acked_msn = msn;
 		mrc_comp_complete(qp);

@@ -56,6 +56,12 @@ static inline bool mrc_op_is_last(u8 op)
 	       op == MRC_OP_WRITE_ONLY || op == MRC_OP_WRITE_ONLY_IMM;
 }
 
+/* The packet is its message's only one. */
+static inline bool mrc_op_is_only(u8 op)
+{
+	return op == MRC_OP_WRITE_ONLY || op == MRC_OP_WRITE_ONLY_IMM;
+}
+
 /* ---- BTH, 12 bytes ---- */
 struct mrc_bth {
 	u8 opcode;

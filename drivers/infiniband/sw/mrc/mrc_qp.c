@@ -197,17 +197,22 @@ static void mrc_flush_sq(struct mrc_qp *qp)
 {
 	struct mrc_cq *cq = to_mcq(qp->ibqp.send_cq);
 	struct mrc_send_wqe *wqe;
+	u64 wr_id;
 	u32 n;
 
+	qp->dp.seg_off = 0;
 	for (n = mrc_queue_pending(&qp->sq, qp->sq_cons); n; n--) {
 		wqe = mrc_queue_slot(&qp->sq, qp->sq_cons);
-		mrc_flush_one(qp, cq, READ_ONCE(wqe->wr_id), MRC_CQE_RDMA_WRITE);
+		wr_id = READ_ONCE(wqe->wr_id);
+		/* Room first, then the completion that tells of it. */
 		qp->sq_cons++;
+		qp->dp.sq_fetch = qp->sq_cons;
+		qp->dp.seg_index = qp->sq_cons;
+		mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
+		mrc_flush_one(qp, cq, wr_id, MRC_CQE_RDMA_WRITE);
 	}
 	qp->dp.sq_fetch = qp->sq_cons;
 	qp->dp.seg_index = qp->sq_cons;
-	qp->dp.seg_off = 0;
-	mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
 }
 
 /* Complete every posted receive WQE with IB_WC_WR_FLUSH_ERR; dp.lock held. */
@@ -215,14 +220,16 @@ static void mrc_flush_rq(struct mrc_qp *qp)
 {
 	struct mrc_cq *cq = to_mcq(qp->ibqp.recv_cq);
 	struct mrc_recv_wqe *wqe;
+	u64 wr_id;
 	u32 n;
 
 	for (n = mrc_queue_pending(&qp->rq, qp->rq_cons); n; n--) {
 		wqe = mrc_queue_slot(&qp->rq, qp->rq_cons);
-		mrc_flush_one(qp, cq, READ_ONCE(wqe->wr_id), MRC_CQE_RECV);
+		wr_id = READ_ONCE(wqe->wr_id);
 		qp->rq_cons++;
+		mrc_index_publish(&qp->rq.ctl->cons, qp->rq_cons);
+		mrc_flush_one(qp, cq, wr_id, MRC_CQE_RECV);
 	}
-	mrc_index_publish(&qp->rq.ctl->cons, qp->rq_cons);
 }
 
 /* RESET: drop whatever is queued, without completions.  dp.lock held. */

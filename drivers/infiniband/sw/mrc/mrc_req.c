@@ -3,7 +3,7 @@
  * rdma_mrc: the requester.  A per-QP tasklet copies WQEs from the send
  * queue, cuts messages into path-MTU packets, each carrying its own RETH,
  * and sprays them over the QP's entropy values; it never sends a PSN at or
- * beyond the responder's window edge (una + MPR).  Packets the completer
+ * beyond the responder's window edge (cack_psn + MPR).  Packets the completer
  * or the timer flagged are resent first, with rtx set, on the
  * retransmission DSCP and another EV.
  */
@@ -214,12 +214,16 @@ static u16 mrc_req_next_ev(struct mrc_qp_dp *dp, u16 avoid)
 	return ev;
 }
 
-/* PSNs past una we may send: the responder's MPR, our in-flight cap. */
+/*
+ * PSNs from una on we may send: the responder accepts a PSN whose distance
+ * from its cack_psn (una - 1) is below its MPR, so una + MPR - 1 is the
+ * first PSN beyond its edge; and our in-flight cap.
+ */
 static u32 mrc_req_window(struct mrc_qp_dp *dp)
 {
 	u32 cap = clamp_t(u32, mrc_param_max_inflight, 1, MRC_MPR_MAX_PSNS);
 
-	return min3(dp->peer_mpr, (u32)MRC_MPR_MAX_PSNS, cap);
+	return min3(dp->peer_mpr - 1, (u32)MRC_MPR_MAX_PSNS, cap);
 }
 
 /* @psn is the last PSN the window lets us send now: ask for a SACK. */

@@ -49,6 +49,7 @@ void mrc_resp_start(struct mrc_qp *qp)
 	dp->rcv_next = qp->attr.rq_psn;
 	dp->msn_done = 0;
 	dp->msn_acked = 0;
+	dp->done_psn = (dp->rcv_next - 1) & MRC_PSN_MASK;
 	dp->imm_reserved = 0;
 	dp->pkts_since_sack = 0;
 	dp->rcvd_bytes = 0;
@@ -79,9 +80,27 @@ static struct sk_buff *mrc_ctl_alloc(struct mrc_qp *qp, u8 opcode, u32 psn,
 	return skb;
 }
 
-/* Queue a SACK describing what has arrived. */
+/*
+ * SETH ack_psn_offset for a SACK triggered by data packet @psn: its
+ * signed distance from cack_psn, 0 when that does not fit.
+ */
+static u16 mrc_sack_trigger_off(u32 psn, u32 cack)
+{
+	u32 d = psn_diff(psn, cack);
+
+	if (d <= S16_MAX)
+		return d;
+	if (d >= MRC_PSN_MASK + 1 + S16_MIN)
+		return (u16)(d - (MRC_PSN_MASK + 1));
+	return 0;
+}
+
+/*
+ * Queue a SACK describing what has arrived.  @trigger: the data packet's
+ * PSN that caused it, or the probe id when @pr.
+ */
 static void mrc_resp_sack(struct mrc_qp *qp, struct sk_buff_head *txq,
-			  u16 ev, u8 m, bool pr, u16 probe_id)
+			  u16 ev, u8 m, bool pr, u32 trigger)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
 	u32 cack = (dp->rcv_next - 1) & MRC_PSN_MASK;
@@ -103,7 +122,8 @@ static void mrc_resp_sack(struct mrc_qp *qp, struct sk_buff_head *txq,
 	if (pr)
 		flags |= MRC_SETH_PR;
 	seth->flags = htons(flags);
-	seth->ack_psn_off = htons(pr ? probe_id : 0);
+	seth->ack_psn_off = htons(pr ? (u16)trigger :
+				 mrc_sack_trigger_off(trigger, cack));
 	seth->entropy = htonl((u32)ev << MRC_EV_SPORT_SHIFT);
 	mrc_put24(seth->cack_psn, cack);
 	seth->mpr = dp->mpr / MRC_MPR_UNIT_PSNS;
@@ -127,8 +147,9 @@ static void mrc_resp_sack(struct mrc_qp *qp, struct sk_buff_head *txq,
 		    mrc_param_dscp_control, false);
 }
 
+/* @ts: the NACKed packet's TSETH timestamp, 0 if it had none. */
 static void mrc_resp_nack(struct mrc_qp *qp, struct sk_buff_head *txq,
-			  u32 psn, u8 reason, u16 ev)
+			  u32 psn, u8 reason, u16 ev, u16 ts)
 {
 	struct mrc_neth *neth;
 	struct sk_buff *skb;
@@ -140,7 +161,7 @@ static void mrc_resp_nack(struct mrc_qp *qp, struct sk_buff_head *txq,
 	neth->reason = reason;
 	neth->entropy = htonl((u32)ev << MRC_EV_SPORT_SHIFT);
 	mrc_put24(neth->nack_psn, psn);
-	neth->tx_ts = htons(qp->dp.echo_ts);
+	neth->tx_ts = htons(ts);
 	mrc_counter_inc(qp->dev, MRC_CNT_NACKS_SENT);
 	mrc_txq_add(txq, skb, qp->dp.evs[qp->dp.ev_next++ % qp->dp.nevs],
 		    mrc_param_dscp_control, false);
@@ -187,20 +208,33 @@ static void mrc_resp_complete_imm(struct mrc_qp *qp, struct mrc_rmsg *rm)
 }
 
 /* Execute, in MSN order, every message whose bytes have all arrived. */
-static bool mrc_resp_execute(struct mrc_qp *qp, struct sk_buff_head *txq,
-			     u32 psn)
+static bool mrc_resp_execute(struct mrc_qp *qp, struct sk_buff_head *txq)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
+	u32 cack = (dp->rcv_next - 1) & MRC_PSN_MASK;
 	struct mrc_rmsg *rm;
 
 	for (;;) {
 		u32 next = (dp->msn_done + 1) & MRC_AETH_MSN_MASK;
 
 		rm = &dp->rmsgs[next % MRC_MPR_MAX_PSNS];
-		if (rm->state != MRC_RMSG_DONE || rm->msn != next)
+		if (rm->msn != next)
 			return true;
-		if (rm->failed) {
-			mrc_resp_ack(qp, txq, MRC_AETH_NAK_REM_ACCESS, psn);
+		/*
+		 * Every PSN up to its last has arrived and it is still short
+		 * of its DMALen: packets were missing from the message.
+		 */
+		if (rm->state == MRC_RMSG_OPEN && rm->has_last &&
+		    psn_diff(cack, rm->last_psn) < MRC_PSN_HALF &&
+		    !rm->fail) {
+			rm->fail = MRC_AETH_NAK_INV_REQ;
+			rm->fail_psn = rm->last_psn;
+			rm->state = MRC_RMSG_DONE;
+		}
+		if (rm->state != MRC_RMSG_DONE)
+			return true;
+		if (rm->fail) {
+			mrc_resp_ack(qp, txq, rm->fail, rm->fail_psn);
 			mrc_qp_error(qp);
 			return false;
 		}
@@ -210,6 +244,7 @@ static bool mrc_resp_execute(struct mrc_qp *qp, struct sk_buff_head *txq,
 		}
 		rm->state = MRC_RMSG_FREE;
 		dp->msn_done = next;
+		dp->done_psn = rm->last_psn;
 	}
 }
 
@@ -263,6 +298,60 @@ static bool mrc_resp_place(struct mrc_qp *qp, struct mrc_req_hdrs *h)
 	return true;
 }
 
+/*
+ * Is the packet consistent with its message as seen so far?  Never more
+ * than the path MTU, never past DMALen, DMALen the same in every packet,
+ * and a message's only packet carries all of it.
+ */
+static bool mrc_resp_consistent(struct mrc_qp *qp, struct mrc_pkt *pkt,
+				struct mrc_req_hdrs *h, struct mrc_rmsg *rm)
+{
+	u32 mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
+
+	if (h->paylen > mtu || be32_to_cpu(h->reth->dmalen) != rm->dmalen ||
+	    h->paylen > rm->dmalen - rm->rcvd)
+		return false;
+	if (mrc_op_is_only(pkt->opcode) && h->paylen != rm->dmalen)
+		return false;
+	if (mrc_op_is_last(pkt->opcode) && rm->has_last)
+		return false;
+	return true;
+}
+
+/* Find, or open, the message a request packet belongs to. */
+static struct mrc_rmsg *mrc_resp_msg(struct mrc_qp *qp, struct mrc_req_hdrs *h)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	struct mrc_rmsg *rm;
+	u32 msn, ahead;
+
+	/* The full MSN from METH's low 16 bits, at most a window ahead. */
+	msn = ntohs(h->meth->msn);
+	ahead = (msn - (dp->msn_done + 1)) & U16_MAX;
+	msn = (dp->msn_done + 1 + ahead) & MRC_AETH_MSN_MASK;
+	if (ahead >= MRC_MPR_MAX_PSNS)
+		return NULL;
+	rm = &dp->rmsgs[msn % MRC_MPR_MAX_PSNS];
+	if (rm->state == MRC_RMSG_FREE) {
+		memset(rm, 0, sizeof(*rm));
+		rm->state = MRC_RMSG_OPEN;
+		rm->msn = msn;
+		rm->dmalen = be32_to_cpu(h->reth->dmalen);
+	} else if (rm->msn != msn) {
+		return NULL;
+	}
+	return rm;
+}
+
+/* Fail message @rm with NAK @syndrome; the first failure is reported. */
+static void mrc_rmsg_fail(struct mrc_rmsg *rm, u8 syndrome, u32 psn)
+{
+	if (rm->fail)
+		return;
+	rm->fail = syndrome;
+	rm->fail_psn = psn;
+}
+
 /**
  * mrc_resp_rcv - a WRITE request packet for @qp
  * @qp: the destination QP
@@ -272,17 +361,19 @@ static bool mrc_resp_place(struct mrc_qp *qp, struct mrc_req_hdrs *h)
 void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 		  struct sk_buff_head *txq)
 {
-	struct mrc_qp_dp *dp = &qp->dp;
-	struct mrc_req_hdrs h;
-	bool sack = false, gap;
-	struct mrc_rmsg *rm;
-	u32 off, msn, ahead;
 	bool last = mrc_op_is_last(pkt->opcode);
+	struct mrc_qp_dp *dp = &qp->dp;
+	bool sack = false, gap;
+	struct mrc_req_hdrs h;
+	struct mrc_rmsg *rm;
+	u16 ts;
+	u32 d;
 
 	if (!mrc_resp_parse(pkt, &h)) {
 		mrc_counter_inc(qp->dev, MRC_CNT_DROP_BAD_HEADER);
 		return;
 	}
+	ts = h.tseth ? ntohs(h.tseth->tx_ts) : 0;
 
 	spin_lock_bh(&dp->lock);
 	if (!mrc_resp_active(qp)) {
@@ -291,100 +382,96 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 	}
 	mrc_counter_inc(qp->dev, MRC_CNT_RX_DATA_PKTS);
 	if (h.tseth && !dp->echo_ts_set) {
-		dp->echo_ts = ntohs(h.tseth->tx_ts);
+		dp->echo_ts = ts;
 		dp->echo_ts_set = true;
 	}
 	if (pkt->ce)
 		mrc_counter_inc(qp->dev, MRC_CNT_ECN_MARKED);
 
-	off = psn_diff(pkt->psn, dp->rcv_next);
-	if (off >= MRC_PSN_HALF ||
+	/* d: the distance from cack_psn (wire-format.rst, Receive window). */
+	d = psn_diff(pkt->psn, (dp->rcv_next - 1) & MRC_PSN_MASK);
+	if (!d || d >= MRC_PSN_HALF ||
 	    test_bit(pkt->psn % MRC_MPR_MAX_PSNS, dp->rcv_bitmap)) {
 		/* Already here: the SACK that said so was lost. */
 		mrc_counter_inc(qp->dev, MRC_CNT_DUPLICATES);
 		sack = true;
 		goto reply;
 	}
-	if (off >= dp->mpr) {
+	if (d >= dp->mpr) {
 		mrc_counter_inc(qp->dev, MRC_CNT_OUT_OF_WINDOW);
 		mrc_resp_nack(qp, txq, pkt->psn, MRC_NACK_PSN_OOR_WINDOW,
-			      pkt->sport);
+			      pkt->sport, ts);
 		goto out;
 	}
 
-	/* The full MSN from METH's low 16 bits, at most a window ahead. */
-	msn = ntohs(h.meth->msn);
-	ahead = (msn - (dp->msn_done + 1)) & U16_MAX;
-	msn = (dp->msn_done + 1 + ahead) & MRC_AETH_MSN_MASK;
-	if (ahead >= MRC_MPR_MAX_PSNS) {
-		mrc_counter_inc(qp->dev, MRC_CNT_DROP_BAD_HEADER);
-		goto out;
-	}
-	rm = &dp->rmsgs[msn % MRC_MPR_MAX_PSNS];
-	if (rm->state == MRC_RMSG_FREE) {
-		rm->state = MRC_RMSG_OPEN;
-		rm->msn = msn;
-		rm->rcvd = 0;
-		rm->dmalen = be32_to_cpu(h.reth->dmalen);
-		rm->has_imm = false;
-		rm->failed = false;
-	} else if (rm->msn != msn || rm->state != MRC_RMSG_OPEN) {
+	rm = mrc_resp_msg(qp, &h);
+	if (!rm) {
 		mrc_counter_inc(qp->dev, MRC_CNT_DROP_BAD_HEADER);
 		goto out;
 	}
 
-	/*
-	 * A WriteIMM needs a receive WQE when it completes; refuse its last
-	 * packet (the requester resends it) until one is there.
-	 */
-	if (h.immdt && last) {
-		if (mrc_queue_pending(&qp->rq, qp->rq_cons) <=
-		    dp->imm_reserved) {
-			mrc_resp_nack(qp, txq, pkt->psn, MRC_NACK_NO_RESOURCE,
-				      pkt->sport);
-			goto out;
+	if (rm->state != MRC_RMSG_OPEN || !mrc_resp_consistent(qp, pkt, &h, rm)) {
+		/* Consumed, never placed: the message fails as a whole. */
+		mrc_rmsg_fail(rm, MRC_AETH_NAK_INV_REQ, pkt->psn);
+		rm->state = MRC_RMSG_DONE;
+	} else {
+		/*
+		 * A WriteIMM needs a receive WQE when it completes; refuse its
+		 * last packet (the requester resends it) until one is there.
+		 */
+		if (h.immdt && last) {
+			if (mrc_queue_pending(&qp->rq, qp->rq_cons) <=
+			    dp->imm_reserved) {
+				mrc_resp_nack(qp, txq, pkt->psn,
+					      MRC_NACK_NO_RESOURCE, pkt->sport,
+					      ts);
+				goto out;
+			}
+			dp->imm_reserved++;
+			rm->has_imm = true;
+			rm->imm = h.immdt->imm;
 		}
-		dp->imm_reserved++;
-		rm->has_imm = true;
-		rm->imm = h.immdt->imm;
-	}
-
-	if (!rm->failed && !mrc_resp_place(qp, &h)) {
-		rm->failed = true;
-		mrc_counter_inc(qp->dev, MRC_CNT_REMOTE_ACCESS_ERRORS);
+		if (last) {
+			rm->has_last = true;
+			rm->last_psn = pkt->psn;
+		}
+		if (!rm->fail && !mrc_resp_place(qp, &h)) {
+			mrc_rmsg_fail(rm, MRC_AETH_NAK_REM_ACCESS, pkt->psn);
+			mrc_counter_inc(qp->dev, MRC_CNT_REMOTE_ACCESS_ERRORS);
+		}
+		rm->rcvd += h.paylen;
+		if (rm->has_last && rm->rcvd == rm->dmalen) {
+			rm->state = MRC_RMSG_DONE;
+			/* Complete before an earlier message: held till its turn. */
+			if (rm->has_imm &&
+			    rm->msn != ((dp->msn_done + 1) & MRC_AETH_MSN_MASK))
+				mrc_counter_inc(qp->dev,
+						MRC_CNT_STASHED_WRITE_IMM);
+		}
 	}
 
 	/* Arrived: the delivery layer's bookkeeping. */
 	set_bit(pkt->psn % MRC_MPR_MAX_PSNS, dp->rcv_bitmap);
-	gap = off != 0;
+	gap = d != 1;
 	while (test_bit(dp->rcv_next % MRC_MPR_MAX_PSNS, dp->rcv_bitmap)) {
 		clear_bit(dp->rcv_next % MRC_MPR_MAX_PSNS, dp->rcv_bitmap);
 		dp->rcv_next = (dp->rcv_next + 1) & MRC_PSN_MASK;
 	}
 	dp->rcvd_bytes += h.paylen;
-
-	rm->rcvd += h.paylen;
-	if (rm->rcvd >= rm->dmalen && (last || rm->dmalen)) {
-		rm->state = MRC_RMSG_DONE;
-		/* Complete before an earlier message: held until its turn. */
-		if (rm->has_imm &&
-		    msn != ((dp->msn_done + 1) & MRC_AETH_MSN_MASK))
-			mrc_counter_inc(qp->dev, MRC_CNT_STASHED_WRITE_IMM);
-		if (!mrc_resp_execute(qp, txq, pkt->psn))
-			goto out;
-	}
+	if (!mrc_resp_execute(qp, txq))
+		goto out;
 
 	sack = (pkt->ack_flags & MRC_BTH_ACKREQ) || gap ||
 	       ++dp->pkts_since_sack >= MRC_SACK_EVERY_PKTS;
 reply:
 	if (pkt->ce)
 		mrc_resp_sack(qp, txq, pkt->sport, MRC_SACK_M_SKIP_ONCE,
-			      false, 0);
+			      false, pkt->psn);
 	else if (sack)
-		mrc_resp_sack(qp, txq, pkt->sport, MRC_SACK_M_NONE, false, 0);
+		mrc_resp_sack(qp, txq, pkt->sport, MRC_SACK_M_NONE, false,
+			      pkt->psn);
 	if (dp->msn_done != dp->msn_acked && (sack || pkt->ce || last))
-		mrc_resp_ack(qp, txq, MRC_AETH_ACK,
-			     (dp->rcv_next - 1) & MRC_PSN_MASK);
+		mrc_resp_ack(qp, txq, MRC_AETH_ACK, dp->done_psn);
 out:
 	spin_unlock_bh(&dp->lock);
 }
@@ -414,15 +501,15 @@ void mrc_resp_unexpected(struct mrc_qp *qp, struct mrc_pkt *pkt,
 			 struct sk_buff_head *txq)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
-	u32 off;
+	u32 d;
 
 	spin_lock_bh(&dp->lock);
-	off = psn_diff(pkt->psn, dp->rcv_next);
-	if (!mrc_resp_active(qp) || off >= dp->mpr) {
+	d = psn_diff(pkt->psn, (dp->rcv_next - 1) & MRC_PSN_MASK);
+	if (!mrc_resp_active(qp) || !d || d >= dp->mpr) {
 		mrc_counter_inc(qp->dev, MRC_CNT_DROP_BAD_OPCODE);
 		goto out;
 	}
-	mrc_resp_nack(qp, txq, pkt->psn, MRC_NACK_UNEXP_EVENT, pkt->sport);
+	mrc_resp_nack(qp, txq, pkt->psn, MRC_NACK_UNEXP_EVENT, pkt->sport, 0);
 	mrc_counter_inc(qp->dev, MRC_CNT_NACK_UNEXP_EVENT);
 	mrc_qp_error(qp);
 out:
