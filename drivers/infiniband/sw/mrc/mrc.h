@@ -206,6 +206,9 @@ struct mrc_qp_dp {
 	u32 nresend;			/* PSNs flagged MRC_TXPKT_RESEND */
 	u16 probe_id;			/* of the last probe sent */
 	bool probe_pending;		/* the timer asks for a probe */
+	bool rto_fired;			/* the timer expired: tasklet decides */
+	bool rto_late;			/* ... and it ran late (a stall) */
+	bool rto_graced;		/* a late expiry was forgiven */
 
 	/* responder */
 	unsigned long *rcv_bitmap;	/* MRC_MPR_MAX_PSNS bits, by PSN */

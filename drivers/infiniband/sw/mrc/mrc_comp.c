@@ -182,6 +182,7 @@ static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 			dp->una = (dp->una + 1) & MRC_PSN_MASK;
 		}
 		dp->retries = 0;
+		dp->rto_graced = false;
 	}
 	for (i = 0; i < MRC_SACK_BITMAP_BITS; i++) {
 		u32 psn = (base + i) & MRC_PSN_MASK;

@@ -80,6 +80,12 @@
 #define MRC_DEFAULT_DUPTHRESH		3	/* (p) later PSNs before a resend */
 #define MRC_DEFAULT_RTO_MIN_US		1000	/* (p) RTO floor */
 #define MRC_RTO_INIT_US			10000	/* before any RTT sample */
+/*
+ * A retransmission timer that runs this many jiffies after its expiry
+ * time was held up by the host (a vCPU not scheduled), not by the path:
+ * SACKs may be waiting behind it, so it is re-armed once.
+ */
+#define MRC_RTO_LATE_JIFFIES		2
 #define MRC_DEFAULT_EXP_RETRIES		7	/* (p) doubling RTOs after retry_cnt */
 #define MRC_SACK_EVERY_PKTS		16	/* coalesced SACK period */
 /*

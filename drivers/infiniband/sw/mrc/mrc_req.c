@@ -94,6 +94,8 @@ void mrc_req_start(struct mrc_qp *qp)
 	dp->srtt_us = 0;
 	dp->rttvar_us = 0;
 	dp->rto_us = MRC_RTO_INIT_US;
+	dp->rto_fired = false;
+	dp->rto_graced = false;
 	dp->retries = 0;
 	dp->nresend = 0;
 	memset(dp->txpkts, 0, MRC_MPR_MAX_PSNS * sizeof(*dp->txpkts));
@@ -414,36 +416,6 @@ static void mrc_req_probe(struct mrc_qp *qp, struct sk_buff_head *txq)
 		    false);
 }
 
-static void mrc_req_task(struct tasklet_struct *t)
-{
-	struct mrc_qp *qp = from_tasklet(qp, t, dp.task);
-	struct mrc_qp_dp *dp = &qp->dp;
-	struct sk_buff_head txq;
-	int budget = MRC_REQ_BUDGET;
-
-	__skb_queue_head_init(&txq);
-	spin_lock_bh(&dp->lock);
-	if (dp->stopped || (qp->state != IB_QPS_RTS &&
-			    qp->state != IB_QPS_SQD)) {
-		spin_unlock_bh(&dp->lock);
-		return;
-	}
-	budget = mrc_req_resend(qp, budget, &txq);
-	budget = mrc_req_send_new(qp, budget, &txq);
-	if (dp->probe_pending) {
-		dp->probe_pending = false;
-		mrc_req_probe(qp, &txq);
-	}
-	if (dp->una != dp->psn_next && !timer_pending(&dp->rto_timer))
-		mod_timer(&dp->rto_timer,
-			  jiffies + usecs_to_jiffies(dp->rto_us));
-	spin_unlock_bh(&dp->lock);
-
-	mrc_net_xmit_list(qp, &txq);
-	if (!budget)
-		tasklet_schedule(&dp->task);
-}
-
 /* The verbs timeout attribute as a ceiling in microseconds; 0: none. */
 static u32 mrc_req_rto_ceiling_us(struct mrc_qp *qp)
 {
@@ -478,23 +450,48 @@ void mrc_req_update_rto(struct mrc_qp *qp)
 	qp->dp.rto_us = mrc_req_rto(qp);
 }
 
+/*
+ * The timer only records that it expired; the tasklet decides, after the
+ * receive processing that softirq order puts before it (TIMER runs before
+ * NET_RX after a stall): a SACK already waiting then counts first.
+ */
 static void mrc_req_timeout(struct timer_list *t)
 {
 	struct mrc_qp *qp = from_timer(qp, t, dp.rto_timer);
 	struct mrc_qp_dp *dp = &qp->dp;
+
+	spin_lock_bh(&dp->lock);
+	if (!dp->stopped) {
+		dp->rto_fired = true;
+		dp->rto_late = time_after(jiffies,
+					  t->expires + MRC_RTO_LATE_JIFFIES);
+		tasklet_schedule(&dp->task);
+	}
+	spin_unlock_bh(&dp->lock);
+}
+
+/* Retransmission timeout, from the tasklet; dp.lock held. */
+static void mrc_req_expire(struct mrc_qp *qp)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
 	struct mrc_txpkt *tp;
 	u32 idle;
 
-	spin_lock_bh(&dp->lock);
-	if (dp->stopped || dp->una == dp->psn_next ||
-	    (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD))
-		goto out;
+	dp->rto_fired = false;
+	if (dp->una == dp->psn_next)
+		return;
 	tp = &dp->txpkts[dp->una % MRC_MPR_MAX_PSNS];
 	idle = mrc_now_us() - tp->sent_us;
 	if (idle < dp->rto_us) {
 		mod_timer(&dp->rto_timer,
 			  jiffies + usecs_to_jiffies(dp->rto_us - idle));
-		goto out;
+		return;
+	}
+	if (dp->rto_late && !dp->rto_graced) {
+		dp->rto_graced = true;
+		mod_timer(&dp->rto_timer,
+			  jiffies + usecs_to_jiffies(dp->rto_us));
+		return;
 	}
 
 	mrc_counter_inc(qp->dev, MRC_CNT_TIMEOUTS);
@@ -503,7 +500,7 @@ static void mrc_req_timeout(struct timer_list *t)
 	    dp->retries > qp->attr.retry_cnt + mrc_param_exp_retries) {
 		mrc_counter_inc(qp->dev, MRC_CNT_RETRY_EXCEEDED);
 		mrc_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
-		goto out;
+		return;
 	}
 	/*
 	 * Nothing new can go out while the window is stuck: ask the path
@@ -517,9 +514,42 @@ static void mrc_req_timeout(struct timer_list *t)
 	}
 	dp->rto_us = mrc_req_rto(qp);
 	mod_timer(&dp->rto_timer, jiffies + usecs_to_jiffies(dp->rto_us));
-	tasklet_schedule(&dp->task);
-out:
+}
+
+static void mrc_req_task(struct tasklet_struct *t)
+{
+	struct mrc_qp *qp = from_tasklet(qp, t, dp.task);
+	struct mrc_qp_dp *dp = &qp->dp;
+	struct sk_buff_head txq;
+	int budget = MRC_REQ_BUDGET;
+
+	__skb_queue_head_init(&txq);
+	spin_lock_bh(&dp->lock);
+	if (dp->stopped || (qp->state != IB_QPS_RTS &&
+			    qp->state != IB_QPS_SQD)) {
+		spin_unlock_bh(&dp->lock);
+		return;
+	}
+	if (dp->rto_fired)
+		mrc_req_expire(qp);
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
+		spin_unlock_bh(&dp->lock);
+		return;
+	}
+	budget = mrc_req_resend(qp, budget, &txq);
+	budget = mrc_req_send_new(qp, budget, &txq);
+	if (dp->probe_pending) {
+		dp->probe_pending = false;
+		mrc_req_probe(qp, &txq);
+	}
+	if (dp->una != dp->psn_next && !timer_pending(&dp->rto_timer))
+		mod_timer(&dp->rto_timer,
+			  jiffies + usecs_to_jiffies(dp->rto_us));
 	spin_unlock_bh(&dp->lock);
+
+	mrc_net_xmit_list(qp, &txq);
+	if (!budget)
+		tasklet_schedule(&dp->task);
 }
 
 void mrc_req_setup(struct mrc_qp *qp)
