@@ -101,6 +101,16 @@
 
 enum mode { MODE_XFER, MODE_BADRKEY, MODE_STRADDLE, MODE_PINGPONG };
 
+/* Faults mrc_xfer puts in on purpose, to show that its checks catch them. */
+enum inject { INJECT_NONE, INJECT_PAYLOAD, INJECT_IMM, INJECT_CANARY };
+
+static const char *const inject_names[] = {
+	[INJECT_NONE] = "none",
+	[INJECT_PAYLOAD] = "payload",	/* client: one byte of the last write */
+	[INJECT_IMM] = "imm",		/* client: the last immediate */
+	[INJECT_CANARY] = "canary",	/* server: the byte after the MR */
+};
+
 static const char *const mode_names[] = {
 	[MODE_XFER] = "xfer",
 	[MODE_BADRKEY] = "badrkey",
@@ -126,6 +136,7 @@ struct opts {
 	uint32_t offset;
 	int64_t psn;			/* -1: derived from the seed */
 	bool verbose;
+	enum inject inject;
 	bool transfer_opt_given;	/* a client-only option was given */
 };
 
@@ -1086,6 +1097,14 @@ static int client_batch(struct ctx *c, uint64_t first, uint32_t n)
 			pattern_fill(c->q[q].src.start +
 				     (first + i) % c->slots * c->o.size,
 				     c->o.size, c->o.seed, q, first + i);
+	if (c->o.inject == INJECT_PAYLOAD && first + n == c->o.iters) {
+		uint64_t last = c->o.iters - 1;
+
+		c->q[0].src.start[last % c->slots * c->o.size +
+				  c->o.size / 2] ^= 0xff;
+		printf("mrc_xfer: injected: byte %" PRIu64 " of iteration %" PRIu64 " on QP 0 flipped\n",
+		       c->o.size / 2, last);
+	}
 	t0 = now_s();
 	for (q = 0; q < c->o.qps; q++) {
 		struct xqp *x = &c->q[q];
@@ -1105,6 +1124,12 @@ static int client_batch(struct ctx *c, uint64_t first, uint32_t n)
 				.imm_data = (q << IMM_QP_SHIFT) |
 					    (iter & IMM_ITER_MASK),
 			};
+		}
+		if (c->o.inject == INJECT_IMM && !q &&
+		    first + n == c->o.iters) {
+			d[n - 1].imm_data ^= 1;
+			printf("mrc_xfer: injected: immediate of iteration %" PRIu64 " on QP 0 is 0x%08x\n",
+			       first + n - 1, d[n - 1].imm_data);
 		}
 		if (post_writes(c, x, d, n))
 			return -1;
@@ -1406,6 +1431,12 @@ static int server_batch(struct ctx *c, const char *line)
 	for (q = 0; q < c->o.qps; q++)
 		for (it = first; it < first + n; it++)
 			c->q[q].slot_iter[it % c->slots] = it;
+	if (c->o.inject == INJECT_CANARY && !first) {
+		struct region *r = &c->q[0].dst;
+
+		r->start[r->len] ^= 0xff;
+		printf("mrc_xfer: injected: the byte after the MR of QP 0 flipped\n");
+	}
 	if (server_verify(c))
 		return -1;
 	c->bytes += (uint64_t)n * c->o.qps * c->o.size;
@@ -1920,7 +1951,11 @@ static void usage(FILE *f)
 "      --wr-api            post with ibv_wr_* instead of ibv_post_send\n"
 "      --bad-rkey-middle   WR1 good, WR2 wrong rkey, WR3 good\n"
 "      --straddle          one write running past the end of the MR\n"
-"      --pingpong          8-byte WriteIMM round trips, percentiles\n",
+"      --pingpong          8-byte WriteIMM round trips, percentiles\n"
+"self-tests of the checks (the run must then fail):\n"
+"      --inject payload    client: flip a byte of the last write's payload\n"
+"      --inject imm        client: a wrong immediate on the last write\n"
+"      --inject canary     server: flip the byte after the MR\n",
 		DEFAULT_TCP_PORT, DEFAULT_TIMEOUT_S, DEFAULT_SIZE,
 		DEFAULT_ITERS, DEFAULT_PP_ITERS, AUTO_OUTSTANDING_MAX,
 		DEFAULT_SEED);
@@ -1951,7 +1986,7 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *v, bool suffix)
 enum {
 	OPT_SIZE = 256, OPT_QPS, OPT_IMM, OPT_EXTRA, OPT_OUTSTANDING,
 	OPT_SEED, OPT_WR_API, OPT_TIMEOUT, OPT_BADRKEY, OPT_STRADDLE,
-	OPT_PINGPONG, OPT_OFFSET, OPT_PSN,
+	OPT_PINGPONG, OPT_OFFSET, OPT_PSN, OPT_INJECT,
 };
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -1976,6 +2011,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "pingpong", no_argument, NULL, OPT_PINGPONG },
 		{ "offset", required_argument, NULL, OPT_OFFSET },
 		{ "psn", required_argument, NULL, OPT_PSN },
+		{ "inject", required_argument, NULL, OPT_INJECT },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool iters_set = false, size_set = false;
@@ -2089,6 +2125,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->psn = v;
 			o->transfer_opt_given = true;
 			break;
+		case OPT_INJECT:
+			for (v = 0; v < sizeof(inject_names) / sizeof(inject_names[0]); v++)
+				if (!strcmp(optarg, inject_names[v]))
+					break;
+			if (v == sizeof(inject_names) / sizeof(inject_names[0]))
+				return -1;
+			o->inject = v;
+			break;
 		default:
 			return -1;
 		}
@@ -2101,6 +2145,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "mrc_xfer: transfer options go to the client\n");
 		return -1;
 	}
+	/* Payload and immediate faults are the client's, canary the server's. */
+	if ((o->inject == INJECT_CANARY && o->server) ||
+	    ((o->inject == INJECT_PAYLOAD || o->inject == INJECT_IMM) &&
+	     !o->server) ||
+	    (o->inject != INJECT_NONE && o->mode != MODE_XFER) ||
+	    (o->inject == INJECT_PAYLOAD && !o->size) ||
+	    (o->inject == INJECT_IMM && !o->imm))
+		return -1;
 	if (o->mode == MODE_PINGPONG) {
 		if (!iters_set)
 			o->iters = DEFAULT_PP_ITERS;

@@ -40,6 +40,13 @@ XFER_GID_A=
 XFER_GID_B=
 XFER_SERVER_IP=
 XFER_SERVER_OPTS=()	# extra server options (e.g. --offset) for one run
+# Module parameters xfer_fabric loads rdma_mrc with.  A test asserting that
+# a lossless run retransmits nothing sets XFER_LOSSLESS_PARAMS: a TCG vCPU
+# the host deschedules for longer than the 1 ms RTO floor looks like loss
+# to the other vCPU, so such tests raise the floor (as TCP's 200 ms does)
+# and only real loss can move the counters.
+XFER_MODULE_PARAMS=()
+XFER_LOSSLESS_PARAMS=(rto_min_us=200000)
 XFER_CLIENT_OUT=	# output files of the latest xfer run
 XFER_SERVER_OUT=
 XFER_CLIENT_RESULT=	# their RESULT lines
@@ -79,7 +86,7 @@ xfer_fabric() {
 	local kind=$1 ip_a ip_b
 	[ -x "$FABRIC" ] || fail "$FABRIC missing"
 	helper_path mrc_xfer >/dev/null
-	mrc_load
+	mrc_load "${XFER_MODULE_PARAMS[@]}"
 	case $kind in
 	hosts)
 		run "$FABRIC" hosts 2

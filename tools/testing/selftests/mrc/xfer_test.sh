@@ -9,6 +9,10 @@
 # extra receives left unconsumed), the ibv_wr_* API once, a PSN range that
 # wraps past 2^24.
 #
+# First, the checks must bite: runs with a fault mrc_xfer puts in on
+# purpose (a flipped payload byte, a wrong immediate, a flipped byte right
+# after the target MR) must fail with the matching reason.
+#
 # Counters, per run: mrcA sent each PSN once (tx_data_pkts - retransmits =
 # the packets the writes need at the path MTU, a zero-length write being
 # one packet) and mrcB received each once (rx_data_pkts - duplicates).  The
@@ -84,7 +88,33 @@ case_run() {
 	fi
 }
 
+# caught NAME REASON [CLIENT_OPT...]: the run must fail, the server saying
+# "RESULT fail reason=REASON ..." and the client failing too.
+caught() {
+	local name=$1 reason=$2
+	shift 2
+	if xfer_try "$name" "$BASE_SECS" "$@"; then
+		xfer_show
+		fail "$name: the injected fault went unnoticed"
+	fi
+	if [[ $XFER_SERVER_RESULT != "RESULT fail reason=$reason "* ]] ||
+		[[ $XFER_CLIENT_RESULT != "RESULT fail "* ]]; then
+		xfer_show
+		fail "$name: want the server to fail with reason=$reason"
+	fi
+	log "ok $name: server ${XFER_SERVER_RESULT#RESULT }"
+}
+
+XFER_MODULE_PARAMS=("${XFER_LOSSLESS_PARAMS[@]}")
 xfer_fabric hosts
+
+log "== the checks catch injected faults"
+caught inject_payload mismatch --size 65537 --iters 4 --inject payload
+caught inject_imm recv_cqe --size 100 --iters 4 --imm --inject imm
+XFER_SERVER_OPTS=(--offset 3 --inject canary)
+caught inject_canary canary --size 4095 --iters 2
+XFER_SERVER_OPTS=()
+
 counters_snap start
 
 log "== sizes, one QP"
