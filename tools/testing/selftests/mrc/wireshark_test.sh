@@ -1,20 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The Wireshark dissector, tools/wireshark/mrc.lua:
-#
-# 1. its own test, tools/wireshark/test/check.sh (crafted packets);
-# 2. real traffic: tcpdump on h2's eth0 (scripts/fabric hosts 2) while
-#    mrc_xfer writes 1 MiB from h1 in one message, decoded by tshark with
-#    the dissector.  Every frame decodes as MRC without error with a good
-#    ICRC; the data packets (h1 -> h2) use at least min(64, packets)
-#    distinct UDP source ports, all in 49152-65535, are ECT(0), DSCP 8
-#    (16 if retransmitted, with rtx set), and cover every PSN of the
-#    transfer and no other; the SACKs and ACKs (h2 -> h1) are DSCP 46,
-#    Not-ECT.
-#
-# tshark is slow to start under TCG (about 15 s each); check.sh starts it
-# about 16 times.
+# The Wireshark dissector, tools/wireshark/mrc.lua, on real traffic (its
+# own test on crafted packets, tools/wireshark/test/check.sh, needs no
+# kernel: `make check` runs it on the host, where tshark starts in a second
+# instead of 15): tcpdump on h2's eth0 (scripts/fabric hosts 2) while
+# mrc_xfer writes 1 MiB from h1 in one message, decoded by tshark with
+# the dissector.  Every frame decodes as MRC without error with a good
+# ICRC; the data packets (h1 -> h2) use at least min(64, packets)
+# distinct UDP source ports, all in 49152-65535, are ECT(0), DSCP 8
+# (16 if retransmitted, with rtx set), and cover every PSN of the
+# transfer and no other; the SACKs and ACKs (h2 -> h1) are DSCP 46,
+# Not-ECT.
 
 SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -24,7 +21,6 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 mrc_test_init
 
 WS_DIR=$MRC_REPO/tools/wireshark
-CHECK_SECS=420
 TSHARK_SECS=180
 CAPTURE_SECS=60
 XFER_SECS=60
@@ -51,13 +47,6 @@ for tool in tshark tcpdump; do
 done
 # Hermetic: no user preferences, and a writable home for tshark.
 export HOME=$MRC_TMP
-
-log "== tools/wireshark/test/check.sh"
-bounded "$CHECK_SECS" "$WS_DIR/test/check.sh" ||
-	fail "check.sh did not finish in ${CHECK_SECS}s"
-bounded_output
-# check.sh exits 4 when tshark lacks Lua: that is not a pass either.
-assert_eq "check.sh exit status" 0 "$BOUNDED_RC"
 
 log "== capture of a 1 MiB transfer on h2's eth0"
 xfer_fabric hosts
