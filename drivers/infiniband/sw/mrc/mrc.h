@@ -209,6 +209,7 @@ struct mrc_qp_dp {
 	bool rto_fired;			/* the timer expired: tasklet decides */
 	bool rto_late;			/* ... and it ran late (a stall) */
 	bool rto_graced;		/* a late expiry was forgiven */
+	bool ack_probe;			/* resend the last PSN for an ACK */
 
 	/* responder */
 	unsigned long *rcv_bitmap;	/* MRC_MPR_MAX_PSNS bits, by PSN */
@@ -218,6 +219,7 @@ struct mrc_qp_dp {
 	u32 msn_done;			/* messages executed, in order */
 	u32 msn_acked;			/* msn_done as of the last ACK sent */
 	u32 done_psn;			/* last PSN of message msn_done */
+	bool executed;			/* a message was executed: ACKable */
 	u32 imm_reserved;		/* receives promised to done WriteIMMs */
 	u32 pkts_since_sack;
 	/*

@@ -222,9 +222,13 @@ static void mrc_comp_ack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 		return;
 	}
 	mrc_counter_inc(qp->dev, MRC_CNT_ACKS_RCVD);
-	if (mrc_msn_le(dp->acked_msn, msn) &&
-	    mrc_msn_le(msn, (dp->msn_next - 1) & MRC_AETH_MSN_MASK))
+	if (msn != dp->acked_msn && mrc_msn_le(dp->acked_msn, msn) &&
+	    mrc_msn_le(msn, (dp->msn_next - 1) & MRC_AETH_MSN_MASK)) {
 		dp->acked_msn = msn;
+		/* Progress, as a cumulative SACK is. */
+		dp->retries = 0;
+		dp->rto_graced = false;
+	}
 }
 
 static void mrc_comp_nack(struct mrc_qp *qp, struct mrc_pkt *pkt)

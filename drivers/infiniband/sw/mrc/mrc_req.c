@@ -96,6 +96,7 @@ void mrc_req_start(struct mrc_qp *qp)
 	dp->rto_us = MRC_RTO_INIT_US;
 	dp->rto_fired = false;
 	dp->rto_graced = false;
+	dp->ack_probe = false;
 	dp->retries = 0;
 	dp->nresend = 0;
 	memset(dp->txpkts, 0, MRC_MPR_MAX_PSNS * sizeof(*dp->txpkts));
@@ -232,6 +233,17 @@ static u32 mrc_req_window(struct mrc_qp_dp *dp)
 static bool psn_next_is_window_edge(struct mrc_qp_dp *dp, u32 psn)
 {
 	return ((psn + 1 - dp->una) & MRC_PSN_MASK) >= mrc_req_window(dp);
+}
+
+/*
+ * Every PSN sent is SACKed, yet sent WRs wait for their semantic ACK: it
+ * was lost, or is late.  Only a repeat of a packet makes the responder
+ * send it again.
+ */
+static bool mrc_req_awaits_ack(struct mrc_qp *qp)
+{
+	return qp->dp.una == qp->dp.psn_next &&
+	       qp->sq_cons != qp->dp.seg_index;
 }
 
 /* Build (and queue) the packet of @psn, described by its txpkt. */
@@ -478,9 +490,12 @@ static void mrc_req_expire(struct mrc_qp *qp)
 	u32 idle;
 
 	dp->rto_fired = false;
-	if (dp->una == dp->psn_next)
+	if (mrc_req_awaits_ack(qp))
+		tp = &dp->txpkts[(dp->psn_next - 1) % MRC_MPR_MAX_PSNS];
+	else if (dp->una != dp->psn_next)
+		tp = &dp->txpkts[dp->una % MRC_MPR_MAX_PSNS];
+	else
 		return;
-	tp = &dp->txpkts[dp->una % MRC_MPR_MAX_PSNS];
 	idle = mrc_now_us() - tp->sent_us;
 	if (idle < dp->rto_us) {
 		mod_timer(&dp->rto_timer,
@@ -502,13 +517,20 @@ static void mrc_req_expire(struct mrc_qp *qp)
 		mrc_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
 		return;
 	}
-	/*
-	 * Nothing new can go out while the window is stuck: ask the path
-	 * with a probe too, which the responder answers even when it has all.
-	 */
-	dp->probe_pending = true;
+	if (dp->una == dp->psn_next) {
+		/* The last packet again: a duplicate the responder re-ACKs. */
+		dp->ack_probe = true;
+	} else {
+		/*
+		 * Nothing new can go out while the window is stuck: ask the
+		 * path with a probe too, which the responder answers even when
+		 * it has all.
+		 */
+		dp->probe_pending = true;
+	}
 	/* The earliest gap first; later ones when SACKs show them missing. */
-	if (!(tp->flags & (MRC_TXPKT_RESEND | MRC_TXPKT_SACKED))) {
+	if (dp->una != dp->psn_next &&
+	    !(tp->flags & (MRC_TXPKT_RESEND | MRC_TXPKT_SACKED))) {
 		tp->flags |= MRC_TXPKT_RESEND | MRC_TXPKT_BY_TIMER;
 		dp->nresend++;
 	}
@@ -542,7 +564,16 @@ static void mrc_req_task(struct tasklet_struct *t)
 		dp->probe_pending = false;
 		mrc_req_probe(qp, &txq);
 	}
-	if (dp->una != dp->psn_next && !timer_pending(&dp->rto_timer))
+	if (dp->ack_probe) {
+		dp->ack_probe = false;
+		if (mrc_req_awaits_ack(qp)) {
+			mrc_counter_inc(qp->dev, MRC_CNT_TIMEOUT_RETRANSMITS);
+			mrc_req_build(qp, (dp->psn_next - 1) & MRC_PSN_MASK, true,
+				      &txq);
+		}
+	}
+	if ((dp->una != dp->psn_next || mrc_req_awaits_ack(qp)) &&
+	    !timer_pending(&dp->rto_timer))
 		mod_timer(&dp->rto_timer,
 			  jiffies + usecs_to_jiffies(dp->rto_us));
 	spin_unlock_bh(&dp->lock);

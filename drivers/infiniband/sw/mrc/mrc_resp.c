@@ -50,6 +50,7 @@ void mrc_resp_start(struct mrc_qp *qp)
 	dp->msn_done = 0;
 	dp->msn_acked = 0;
 	dp->done_psn = (dp->rcv_next - 1) & MRC_PSN_MASK;
+	dp->executed = false;
 	dp->imm_reserved = 0;
 	dp->pkts_since_sack = 0;
 	dp->rcvd_bytes = 0;
@@ -245,6 +246,7 @@ static bool mrc_resp_execute(struct mrc_qp *qp, struct sk_buff_head *txq)
 		rm->state = MRC_RMSG_FREE;
 		dp->msn_done = next;
 		dp->done_psn = rm->last_psn;
+		dp->executed = true;
 	}
 }
 
@@ -363,7 +365,8 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 {
 	bool last = mrc_op_is_last(pkt->opcode);
 	struct mrc_qp_dp *dp = &qp->dp;
-	bool sack = false, gap;
+	bool sack = false, ok = true, dup = false, gap;
+	struct sk_buff_head naks;
 	struct mrc_req_hdrs h;
 	struct mrc_rmsg *rm;
 	u16 ts;
@@ -374,6 +377,7 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 		return;
 	}
 	ts = h.tseth ? ntohs(h.tseth->tx_ts) : 0;
+	__skb_queue_head_init(&naks);
 
 	spin_lock_bh(&dp->lock);
 	if (!mrc_resp_active(qp)) {
@@ -392,9 +396,14 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 	d = psn_diff(pkt->psn, (dp->rcv_next - 1) & MRC_PSN_MASK);
 	if (!d || d >= MRC_PSN_HALF ||
 	    test_bit(pkt->psn % MRC_MPR_MAX_PSNS, dp->rcv_bitmap)) {
-		/* Already here: the SACK that said so was lost. */
+		/*
+		 * Already here: the SACK that said so, or the ACK, was lost.
+		 * Both are sent again (a requester that has everything SACKed
+		 * resends its last packet when the ACK is late).
+		 */
 		mrc_counter_inc(qp->dev, MRC_CNT_DUPLICATES);
 		sack = true;
+		dup = true;
 		goto reply;
 	}
 	if (d >= dp->mpr) {
@@ -458,10 +467,12 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 		dp->rcv_next = (dp->rcv_next + 1) & MRC_PSN_MASK;
 	}
 	dp->rcvd_bytes += h.paylen;
-	if (!mrc_resp_execute(qp, txq))
-		goto out;
-
-	sack = (pkt->ack_flags & MRC_BTH_ACKREQ) || gap ||
+	/*
+	 * Execution may fail a message (NAK, QP to error).  Its packets were
+	 * delivered all the same: the SACK saying so goes first, always.
+	 */
+	ok = mrc_resp_execute(qp, &naks);
+	sack = !ok || (pkt->ack_flags & MRC_BTH_ACKREQ) || gap ||
 	       ++dp->pkts_since_sack >= MRC_SACK_EVERY_PKTS;
 reply:
 	if (pkt->ce)
@@ -470,7 +481,9 @@ reply:
 	else if (sack)
 		mrc_resp_sack(qp, txq, pkt->sport, MRC_SACK_M_NONE, false,
 			      pkt->psn);
-	if (dp->msn_done != dp->msn_acked && (sack || pkt->ce || last))
+	skb_queue_splice_tail_init(&naks, txq);
+	if (dup ? dp->executed :
+	    ok && dp->msn_done != dp->msn_acked && (sack || pkt->ce || last))
 		mrc_resp_ack(qp, txq, MRC_AETH_ACK, dp->done_psn);
 out:
 	spin_unlock_bh(&dp->lock);

@@ -720,17 +720,19 @@ group_sequence() {
 		"rx_data_pkts=1 out_of_window=1 nacks_sent=1" \
 		--expect "nack:reason=0x0b:nackpsn=@$((PSN_HALF - 1))" \
 		--cack @0 "psn=@$((PSN_HALF - 1)) msn=2 va=@64 len=32 seed=12"
-	crafted "d = 2^23 + 1: old, duplicate, SACK" \
-		"rx_data_pkts=1 duplicates=1 sacks_sent=1" \
-		--expect sack:cack=@0:pr=0 --cack @0 \
+	# A duplicate is answered by a SACK and, once a message has been
+	# executed, the ACK again (it may be the ACK that was lost).
+	crafted "d = 2^23 + 1: old, duplicate, SACK and ACK again" \
+		"rx_data_pkts=1 duplicates=1 sacks_sent=1 acks_sent=1" \
+		--expect sack:cack=@0:pr=0 --expect ack:msn=1:psn=@0 --cack @0 \
 		"psn=@$((PSN_HALF + 1)) msn=2 va=@64 len=32 seed=12"
 	crafted "the PSN again, other bytes: duplicate, not placed" \
-		"rx_data_pkts=1 duplicates=1 sacks_sent=1" \
-		--expect sack:cack=@0:pr=0 --cack @0 \
+		"rx_data_pkts=1 duplicates=1 sacks_sent=1 acks_sent=1" \
+		--expect sack:cack=@0:pr=0 --expect ack:msn=1:psn=@0 --cack @0 \
 		"psn=@0 msn=1 va=@0 len=32 seed=99"
 	crafted "PSN before rq_psn (d = 2^24 - 1): duplicate" \
-		"rx_data_pkts=1 duplicates=1 sacks_sent=1" \
-		--expect sack:cack=@0:pr=0 --cack @0 \
+		"rx_data_pkts=1 duplicates=1 sacks_sent=1 acks_sent=1" \
+		--expect sack:cack=@0:pr=0 --expect ack:msn=1:psn=@0 --cack @0 \
 		"psn=@-1 msn=1 va=@0 len=32 seed=98"
 	expect_mr
 	crafted "METH MSN $MSN_AHEAD_MAX ahead: bad header, PSN not consumed" \
@@ -798,10 +800,12 @@ group_edge_far() {
 	expect_mr
 }
 
-# A bad R_Key: NAK remote access error, QP to error, nothing placed.
+# A bad R_Key: the packet is SACKed (it arrived) and NAKed remote access
+# error (it failed), the QP goes to error, nothing is placed.
 group_rkey() {
 	crafted "WRITE Only with a wrong R_Key tag: NAK, QP to error" \
-		"rx_data_pkts=1 remote_access_errors=1 naks_sent=1" --nofence \
+		"rx_data_pkts=1 remote_access_errors=1 sacks_sent=1 naks_sent=1" \
+		--nofence --expect sack:cack=@0:pr=0 \
 		--expect nak:syn=0x62:msn=0:psn=@0 \
 		"psn=@0 msn=1 va=@256 len=64 seed=21 rkey=^0x80"
 	expect_state ERR
@@ -823,8 +827,8 @@ group_midmsg() {
 		"op=0xc7 psn=@1 msn=1 va=@256 len=256 dmalen=612 seed=32 rkey=^0x80"
 	expect_state RTS
 	crafted "WRITE Last: the message executes, NAK, QP to error" \
-		"rx_data_pkts=1 naks_sent=1" --nofence \
-		--expect nak:syn=0x62:msn=0 \
+		"rx_data_pkts=1 sacks_sent=1 naks_sent=1" --nofence \
+		--expect sack:cack=@2:pr=0 --expect nak:syn=0x62:msn=0 \
 		"op=0xc8 psn=@2 msn=1 va=@512 len=100 dmalen=612 seed=33"
 	expect_state ERR
 	expect_error_event
@@ -855,8 +859,8 @@ group_bounds() {
 	expect_state RTS
 	expect_mr
 	crafted "WRITE Last of the first message: NAK, QP to error" \
-		"rx_data_pkts=1 naks_sent=1" --nofence \
-		--expect nak:syn=0x62:msn=0 \
+		"rx_data_pkts=1 sacks_sent=1 naks_sent=1" --nofence \
+		--expect sack:cack=@$i:pr=0 --expect nak:syn=0x62:msn=0 \
 		"op=0xc8 psn=@$i msn=1 va=@16 len=16 dmalen=32 seed=60"
 	expect_state ERR
 	expect_error_event
@@ -866,7 +870,8 @@ group_bounds() {
 # The simplest wrap: one WRITE Only.
 group_wrap() {
 	crafted "WRITE Only, VA + length wraps past 2^64: NAK, QP to error" \
-		"rx_data_pkts=1 remote_access_errors=1 naks_sent=1" --nofence \
+		"rx_data_pkts=1 remote_access_errors=1 sacks_sent=1 naks_sent=1" \
+		--nofence --expect sack:cack=@0:pr=0 \
 		--expect nak:syn=0x62:msn=0:psn=@0 \
 		"psn=@0 msn=1 va=0xfffffffffffffff8 len=16 seed=61"
 	expect_state ERR
@@ -900,8 +905,8 @@ group_rc() {
 # beyond its RETH DMALen: 0x61" (NAK invalid request, QP to error).
 group_inconsistent() {
 	crafted "WRITE Only with 64 bytes, DMALen 16: NAK invalid request" \
-		"rx_data_pkts=1 naks_sent=1" --nofence \
-		--expect nak:syn=0x61:msn=0:psn=@0 \
+		"rx_data_pkts=1 sacks_sent=1 naks_sent=1" --nofence \
+		--expect sack:cack=@0:pr=0 --expect nak:syn=0x61:msn=0:psn=@0 \
 		"psn=@0 msn=1 va=@0 len=64 dmalen=16 seed=81"
 	expect_state ERR
 	expect_mr --maybe 0:64:81
@@ -926,8 +931,8 @@ group_nack_fields() {
 # later one waits behind it).
 group_inconsistent_short() {
 	crafted "WRITE Only with 16 bytes, DMALen 64: NAK invalid request" \
-		"rx_data_pkts=1 naks_sent=1" --nofence \
-		--expect nak:syn=0x61:msn=0:psn=@0 \
+		"rx_data_pkts=1 sacks_sent=1 naks_sent=1" --nofence \
+		--expect sack:cack=@0:pr=0 --expect nak:syn=0x61:msn=0:psn=@0 \
 		"psn=@0 msn=1 va=@0 len=16 dmalen=64 seed=82"
 	expect_state ERR
 	expect_mr --maybe 0:16:82

@@ -3,19 +3,33 @@
 #
 # MRC over an impaired path: scripts/fabric routed (h1 - fw - h2), tc netem
 # on both of fw's egress links (eth2 towards h2 carries the data, eth1
-# towards h1 the SACKs, NACKs and ACKs).  For each impairment mrc_xfer
-# moves 4 MiB a few times and the server checks every byte; then the
-# counters must show that the impairment was met and handled:
+# towards h1 the SACKs, NACKs and ACKs).  Under each impairment mrc_xfer
+# moves data and the server checks every byte (and, with WRITE WITH
+# IMMEDIATE, one receive CQE per WriteIMM, in issue order, with the right
+# immediate); then the counters must show that the impairment was met and
+# handled:
 #
-#   loss 1%, loss 10%       mrcA retransmits > 0
-#   duplicate 5%            mrcB duplicates > 0
-#   corrupt 1%              mrcB drop_bad_icrc > 0
-#   delay 1ms reorder 25%   with WRITE WITH IMMEDIATE: mrcB
-#                           stashed_write_imm > 0 (a later WriteIMM
-#                           arrived whole before an earlier one), and the
-#                           immediates still in issue order
+#   loss 1%, loss 10%       4 MiB x 3; mrcA retransmits > 0
+#   duplicate 5%            4 MiB x 3; mrcB duplicates > 0
+#   duplicate 5%, WriteIMM  single-packet WriteIMMs, the server posting
+#                           N + K receives for N WriteIMMs: exactly N
+#                           receive CQEs, K receives left unconsumed (a
+#                           duplicate that consumed a receive, or made a
+#                           second CQE, fails), and mrcB duplicates > 0
+#   corrupt 1%              4 MiB x 3; the packets whose ICRC no longer
+#                           matches are dropped and counted (drop_bad_icrc
+#                           > 0 on mrcB for the data, on mrcA for the
+#                           control packets) and recovered (mrcA
+#                           retransmits > 0, every byte right)
+#   delay 1ms reorder 25%   4 MiB x 3, payload only
+#   reorder, WriteIMM       128 single-packet WriteIMMs posted at a time
+#   delay 1ms 1ms (jitter)  (the driver keeps max_wimm_inflight = 64 in
+#                           flight): immediates in issue order and mrcB
+#                           stashed_write_imm > 0 (a later WriteIMM arrived
+#                           whole before an earlier one and was held back)
 #
 # Every run is bounded (mrc_xfer --timeout, and the test kills it later).
+# About 90 s in a TCG guest (130 s when the host is loaded).
 
 SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -29,9 +43,18 @@ NETEM_LIMIT=10000		# packets a netem qdisc may hold
 SIZE=4M
 ITERS=3
 RUN_SECS=90
-# Single-packet WriteIMMs, many in flight: reordering makes later ones
-# complete before earlier ones.
-STASH_OPTS=(--imm --size 1024 --iters 512 --outstanding 64)
+NETEM_REORDER="delay 1ms reorder 25% 50%"
+NETEM_JITTER="delay 1ms 1ms"
+# Single-packet WriteIMMs, many posted at once: reordering makes later
+# ones arrive whole before earlier ones.  Twice the driver's default
+# max_wimm_inflight, so that it keeps its limit's worth in flight.
+IMM_SIZE=1024
+IMM_OUTSTANDING=128
+IMM_ITERS=1024
+IMM_OPTS=(--imm --size "$IMM_SIZE" --iters "$IMM_ITERS"
+	--outstanding "$IMM_OUTSTANDING")
+# Receives posted beyond one per WriteIMM; they must stay unconsumed.
+EXTRA_RECVS=4
 
 netem_set() {
 	local dev
@@ -82,6 +105,16 @@ expect_moved() {
 	log "ok $1: $2 $3 +$d"
 }
 
+# expect_result NAME KEY WANT: the server's RESULT line of the latest run
+# says KEY=WANT.
+expect_result() {
+	local got
+	got=$(result_field "$XFER_SERVER_RESULT" "$2") ||
+		fail "$1: no $2 in the server's result"
+	assert_eq "$1: server $2" "$3" "$got"
+	log "ok $1: server $2=$got"
+}
+
 xfer_fabric routed
 cleanup_push netem_clear
 
@@ -100,11 +133,30 @@ expect_moved loss_10 "$XFER_DEV_A" retransmits
 impaired duplicate_5 "duplicate 5%" --size "$SIZE" --iters "$ITERS"
 expect_moved duplicate_5 "$XFER_DEV_B" duplicates
 
+# One receive CQE per WriteIMM however often it arrives: mrc_xfer's
+# server fails on a CQE too many after any batch, and at the end counts
+# the receives left over (flushed when it moves its QP to error).
+impaired duplicate_imm "duplicate 5%" "${IMM_OPTS[@]}" \
+	--extra-recvs "$EXTRA_RECVS"
+expect_moved duplicate_imm "$XFER_DEV_B" duplicates
+expect_result duplicate_imm recv_cqes "$IMM_ITERS"
+expect_result duplicate_imm unconsumed_recvs "$EXTRA_RECVS"
+
 impaired corrupt_1 "corrupt 1%" --size "$SIZE" --iters "$ITERS"
 expect_moved corrupt_1 "$XFER_DEV_B" drop_bad_icrc
+expect_moved corrupt_1 "$XFER_DEV_A" drop_bad_icrc
+expect_moved corrupt_1 "$XFER_DEV_A" retransmits
 
-impaired reorder "delay 1ms reorder 25% 50%" --size "$SIZE" --iters "$ITERS"
-impaired reorder_imm "delay 1ms reorder 25% 50%" "${STASH_OPTS[@]}"
+impaired reorder "$NETEM_REORDER" --size "$SIZE" --iters "$ITERS"
+
+# Immediates in issue order: mrc_xfer's server checks each receive CQE's
+# immediate against the next one issued.
+impaired reorder_imm "$NETEM_REORDER" "${IMM_OPTS[@]}"
 expect_moved reorder_imm "$XFER_DEV_B" stashed_write_imm
+expect_result reorder_imm recv_cqes "$IMM_ITERS"
+
+impaired jitter_imm "$NETEM_JITTER" "${IMM_OPTS[@]}"
+expect_moved jitter_imm "$XFER_DEV_B" stashed_write_imm
+expect_result jitter_imm recv_cqes "$IMM_ITERS"
 
 log "PASS"
