@@ -216,6 +216,7 @@ struct mrc_qp_dp {
 	struct mrc_rmsg *rmsgs;		/* MRC_MPR_MAX_PSNS, by MSN */
 	u32 mpr;			/* our window in PSNs */
 	u32 rcv_next;			/* cack_psn + 1 */
+	u32 rcv_high;			/* highest PSN arrived + 1 */
 	u32 msn_done;			/* messages executed, in order */
 	u32 msn_acked;			/* msn_done as of the last ACK sent */
 	u32 done_psn;			/* last PSN of message msn_done */

@@ -89,6 +89,12 @@
 #define MRC_DEFAULT_EXP_RETRIES		7	/* (p) doubling RTOs after retry_cnt */
 #define MRC_SACK_EVERY_PKTS		16	/* coalesced SACK period */
 /*
+ * While a hole stays open, in-order arrivals past it are SACKed every this
+ * many packets (a packet that opens a new hole is SACKed at once): enough
+ * for dupthresh to see them, without a SACK per packet per loss.
+ */
+#define MRC_SACK_HOLE_EVERY_PKTS	4
+/*
  * Packets a QP keeps in flight (p) until congestion control (NSCC) sizes
  * the window: bursts of a whole 4096-PSN MPR overflow a receiving host's
  * backlog (netdev_max_backlog, 1000 by default) and turn into losses.

@@ -47,6 +47,7 @@ void mrc_resp_start(struct mrc_qp *qp)
 
 	dp->mpr = units * MRC_MPR_UNIT_PSNS;
 	dp->rcv_next = qp->attr.rq_psn;
+	dp->rcv_high = dp->rcv_next;
 	dp->msn_done = 0;
 	dp->msn_acked = 0;
 	dp->done_psn = (dp->rcv_next - 1) & MRC_PSN_MASK;
@@ -365,7 +366,7 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 {
 	bool last = mrc_op_is_last(pkt->opcode);
 	struct mrc_qp_dp *dp = &qp->dp;
-	bool sack = false, ok = true, dup = false, gap;
+	bool sack = false, ok = true, dup = false, hole;
 	struct sk_buff_head naks;
 	struct mrc_req_hdrs h;
 	struct mrc_rmsg *rm;
@@ -461,7 +462,14 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 
 	/* Arrived: the delivery layer's bookkeeping. */
 	set_bit(pkt->psn % MRC_MPR_MAX_PSNS, dp->rcv_bitmap);
-	gap = d != 1;
+	/*
+	 * A new hole: the packet is neither the next expected one nor the one
+	 * after the highest arrived (it jumps ahead, or lands inside a hole).
+	 * In-order arrivals past an open hole are SACKed more often too.
+	 */
+	hole = d != 1 && pkt->psn != dp->rcv_high;
+	if (psn_diff(pkt->psn, dp->rcv_high) < MRC_PSN_HALF)
+		dp->rcv_high = (pkt->psn + 1) & MRC_PSN_MASK;
 	while (test_bit(dp->rcv_next % MRC_MPR_MAX_PSNS, dp->rcv_bitmap)) {
 		clear_bit(dp->rcv_next % MRC_MPR_MAX_PSNS, dp->rcv_bitmap);
 		dp->rcv_next = (dp->rcv_next + 1) & MRC_PSN_MASK;
@@ -472,8 +480,10 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 	 * delivered all the same: the SACK saying so goes first, always.
 	 */
 	ok = mrc_resp_execute(qp, &naks);
-	sack = !ok || (pkt->ack_flags & MRC_BTH_ACKREQ) || gap ||
-	       ++dp->pkts_since_sack >= MRC_SACK_EVERY_PKTS;
+	sack = !ok || (pkt->ack_flags & MRC_BTH_ACKREQ) || hole ||
+	       ++dp->pkts_since_sack >= (dp->rcv_next != dp->rcv_high ?
+					 MRC_SACK_HOLE_EVERY_PKTS :
+					 MRC_SACK_EVERY_PKTS);
 reply:
 	if (pkt->ce)
 		mrc_resp_sack(qp, txq, pkt->sport, MRC_SACK_M_SKIP_ONCE,
