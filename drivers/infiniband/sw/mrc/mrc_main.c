@@ -24,7 +24,7 @@ MODULE_PARM_DESC(mpr_units, "Receive window (MPR) advertised by new QPs, in unit
 
 unsigned int mrc_param_max_inflight = MRC_DEFAULT_MAX_INFLIGHT;
 module_param_named(max_inflight, mrc_param_max_inflight, uint, 0644);
-MODULE_PARM_DESC(max_inflight, "Packets a QP keeps in flight before congestion control sizes its window (default 128)");
+MODULE_PARM_DESC(max_inflight, "Packets a QP keeps in flight before congestion control sizes its window (default 64)");
 
 unsigned int mrc_param_max_wimm = MRC_DEFAULT_MAX_WIMM;
 module_param_named(max_wimm_inflight, mrc_param_max_wimm, uint, 0644);
