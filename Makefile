@@ -6,9 +6,10 @@
 #                   rdma-core with the mrc provider, and the selftests
 #   make install    copy what `make` built into the system (no download,
 #                   no rebuild; works inside offline guests)
-#   make check      the dissector's own test on the host; then build for the
-#                   test kernel, boot it under QEMU, install, run the
-#                   kselftests (TAP, then "N passed, N failed")
+#   make check      on the host: the dissector's own test and the netlink
+#                   spec check; then build for the test kernel, boot it
+#                   under QEMU, install, run the kselftests (TAP, then
+#                   "N passed, N failed")
 #   make demo       boot a guest with two hosts and show the devices
 #   make stage      put the module into the test kernel's cached tree
 #   make KVER=...   build the module for another installed kernel
@@ -33,7 +34,7 @@ all: deps
 	$(MAKE) module provider selftests tools
 
 help:
-	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(TOP)/scripts/install-deps
@@ -63,6 +64,7 @@ check: deps
 	$(MAKE) module KVER=$(TEST_KVER)
 	$(MAKE) provider selftests tools stage
 	$(TOP)/tools/wireshark/test/check.sh
+	$(TOP)/scripts/check-netlink-spec
 	$(TOP)/scripts/vm-run --timeout $(VM_TIMEOUT) -- \
 		$(TOP)/tools/testing/selftests/mrc/run_tests.sh
 
