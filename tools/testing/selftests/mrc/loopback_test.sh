@@ -41,8 +41,6 @@ DEV_PAIR_B=mrcL1
 SIZE=$((256 * 1024))
 ITERS=8
 XFER_SECS=60
-# Path MTU mrc_xfer connects with: the default netdev MTU (1500) allows 1024.
-PATH_MTU=1024
 DROP_COUNTERS=(drop_short drop_bad_icrc drop_bad_opcode drop_bad_qpn
 	drop_bad_state drop_bad_header drop_bad_source duplicates
 	out_of_window)
@@ -59,7 +57,7 @@ device_up() {
 
 # loop_case NAME CLIENT_DEV CLIENT_IP SERVER_DEV SERVER_IP [OPT...]
 loop_case() {
-	local name=$1 cdev=$2 cip=$3 sdev=$4 sip=$5 want tx rx c
+	local name=$1 cdev=$2 cip=$3 sdev=$4 sip=$5 want tx rx c mtu
 	shift 5
 	XFER_NS_A=$NS
 	XFER_NS_B=$NS
@@ -75,7 +73,9 @@ loop_case() {
 	counters_snap "$name.1"
 	counters_changed "$name.0" "$name.1"
 
-	want=$((ITERS * ((SIZE + PATH_MTU - 1) / PATH_MTU)))
+	mtu=$(xfer_client_mtu)
+	[ -n "$mtu" ] || fail "$name: no path MTU from the client"
+	want=$((ITERS * ((SIZE + mtu - 1) / mtu)))
 	tx=$(counter_delta "$name.0" "$name.1" "$cdev" tx_data_pkts)
 	rx=$(counter_delta "$name.0" "$name.1" "$sdev" rx_data_pkts)
 	[ "$tx" -ge "$want" ] ||

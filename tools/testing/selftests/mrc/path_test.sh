@@ -458,18 +458,6 @@ server_qpns() {
 	return 1
 }
 
-# The path MTU the client reported ("... mtu N, ...").
-client_mtu() {
-	local line
-	while IFS= read -r line; do
-		if [[ $line =~ connected:.*\ mtu\ ([0-9]+), ]]; then
-			printf '%s\n' "${BASH_REMATCH[1]}"
-			return 0
-		fi
-	done <"$XFER_CLIENT_OUT"
-	fail "no MTU in the client's output"
-}
-
 # --- 1: selective repeat -----------------------------------------------------------
 
 case_selective_repeat() {
@@ -490,7 +478,7 @@ case_selective_repeat() {
 		expect_eq "lossless: $XFER_DEV_A $d" 0 \
 			"$(counter_delta sr.0 sr.1 "$XFER_DEV_A" "$d")"
 	done
-	mtu=$(client_mtu)
+	mtu=$(xfer_client_mtu)
 	npkts=$(((SR_SIZE + mtu - 1) / mtu))
 	[ "$SR_DROP_OFFSET" -lt $((npkts - 3)) ] ||
 		fail "PSN offset $SR_DROP_OFFSET is too close to the end of $npkts packets"

@@ -104,18 +104,6 @@ done
 # Hermetic: no user preferences, and a writable home for tshark.
 export HOME=$MRC_TMP
 
-# The path MTU the client reported ("... mtu N, ...").
-client_mtu() {
-	local line mtu=
-	while IFS= read -r line; do
-		if [[ $line =~ connected:.*\ mtu\ ([0-9]+), ]]; then
-			mtu=${BASH_REMATCH[1]}
-		fi
-	done <"$XFER_CLIENT_OUT"
-	[ -n "$mtu" ] || fail "no MTU in the client's output"
-	printf '%s\n' "$mtu"
-}
-
 # client_says LINE: mrc_xfer's client printed exactly "mrc_xfer: LINE".
 client_says() {
 	file_has_line "$XFER_CLIENT_OUT" "mrc_xfer: $1" ||
@@ -339,7 +327,7 @@ case_bad_rkey() {
 
 	assert_eq "frames that fail to decode or carry a bad ICRC" 0 "${S[bad_count]}"
 	local mtu per_wr
-	mtu=$(client_mtu)
+	mtu=$(xfer_client_mtu)
 	per_wr=$(((BADRKEY_SIZE + mtu - 1) / mtu))
 	assert_eq "WR1 PSNs in the capture" "$per_wr" "${S[wr1_psns]}"
 	assert_eq "WR2 PSNs in the capture" "$per_wr" "${S[wr2_psns]}"
@@ -387,7 +375,7 @@ case_straddle() {
 	expect_one_nak "$name"
 	# MR bounds are checked per packet: the packet that crosses the end is
 	# refused whole, so at most the packets before it have landed.
-	mtu=$(client_mtu)
+	mtu=$(xfer_client_mtu)
 	whole=$((inside / mtu * mtu))
 	landed=$(result_field "$XFER_SERVER_RESULT" inside_landed_bytes) ||
 		fail "no inside_landed_bytes in the server's result"
@@ -426,7 +414,7 @@ case_lossless() {
 		fail "$name: loss-recovery/error counters moved on a lossless path: ${moved[*]}"
 	log "ok $name: ${#quiet[@]} loss-recovery/error counters unchanged on both devices"
 
-	mtu=$(client_mtu)
+	mtu=$(xfer_client_mtu)
 	want=$(((size + mtu - 1) / mtu))
 	want=$((want * iters))
 	sent=$(counter_delta "$name.0" "$name.1" "$XFER_DEV_A" tx_data_pkts)

@@ -175,6 +175,19 @@ xfer_try() {
 	return "$ok"
 }
 
+# xfer_client_mtu: the path MTU the client of the latest run reported
+# ("... connected: ... mtu N, ...").
+xfer_client_mtu() {
+	local line
+	while IFS= read -r line; do
+		if [[ $line =~ connected:.*\ mtu\ ([0-9]+), ]]; then
+			printf '%s\n' "${BASH_REMATCH[1]}"
+			return 0
+		fi
+	done <"$XFER_CLIENT_OUT"
+	fail "no MTU in the client's output"
+}
+
 # xfer NAME SECS [CLIENT_OPT...]: xfer_try that must succeed.
 xfer() {
 	local name=$1 start=$SECONDS

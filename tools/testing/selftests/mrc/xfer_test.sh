@@ -44,18 +44,6 @@ size_bytes() {
 	esac
 }
 
-# The path MTU the client reported ("... mtu N, ...").
-client_mtu() {
-	local line mtu=
-	while IFS= read -r line; do
-		if [[ $line =~ connected:.*\ mtu\ ([0-9]+), ]]; then
-			mtu=${BASH_REMATCH[1]}
-		fi
-	done <"$XFER_CLIENT_OUT"
-	[ -n "$mtu" ] || fail "no MTU in the client's output"
-	printf '%s\n' "$mtu"
-}
-
 # case NAME QPS SIZE ITERS [CLIENT_OPT...]: one verified run and its
 # packet accounting.
 case_run() {
@@ -68,7 +56,7 @@ case_run() {
 	xfer "$name" "$secs" --qps "$qps" --size "$bytes" --iters "$iters" "$@"
 	counters_snap "$name.1"
 
-	mtu=$(client_mtu)
+	mtu=$(xfer_client_mtu)
 	per_write=$(((bytes + mtu - 1) / mtu))
 	[ "$per_write" -gt 0 ] || per_write=1
 	want=$((per_write * iters * qps))
