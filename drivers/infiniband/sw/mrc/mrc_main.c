@@ -8,6 +8,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "mrc.h"
+#include "mrc_nl.h"
 
 MODULE_AUTHOR("rdma_mrc developers");
 MODULE_DESCRIPTION("Software RDMA device speaking MRC (Multipath Reliable Connection) over UDP");
@@ -210,9 +211,15 @@ static int __init mrc_init(void)
 	if (err)
 		goto err_net;
 
+	err = mrc_nl_init();
+	if (err)
+		goto err_notifier;
+
 	rdma_link_register(&mrc_link_ops);
 	return 0;
 
+err_notifier:
+	unregister_netdevice_notifier(&mrc_netdev_notifier);
 err_net:
 	mrc_net_exit();
 	return err;
@@ -222,6 +229,7 @@ static void __exit mrc_exit(void)
 {
 	rdma_link_unregister(&mrc_link_ops);
 	ib_unregister_driver(MRC_DRIVER_ID);
+	mrc_nl_exit();
 	unregister_netdevice_notifier(&mrc_netdev_notifier);
 	mrc_net_exit();
 }
