@@ -209,34 +209,45 @@ static int mrc_nl_port_fill(struct sk_buff *skb, struct ib_device *ibdev,
 	return 0;
 }
 
+/*
+ * Answer a do request with @ibdev (@port 0) or one of its ports; drops the
+ * reference on @ibdev.
+ */
+static int mrc_nl_reply(struct genl_info *info, struct ib_device *ibdev,
+			u32 port)
+{
+	struct sk_buff *msg;
+	int err = -ENOMEM;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		goto out;
+	if (port)
+		err = mrc_nl_port_fill(msg, ibdev, port, info->snd_portid,
+				       info->snd_seq, 0);
+	else
+		err = mrc_nl_dev_fill(msg, ibdev, info->snd_portid,
+				      info->snd_seq, 0);
+	if (err) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	err = genlmsg_reply(msg, info);
+out:
+	ib_device_put(ibdev);
+	return err;
+}
+
 static int mrc_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ib_device *ibdev;
-	struct sk_buff *msg;
-	int err;
 
 	ibdev = mrc_nl_dev_find(genl_info_net(info), info->attrs,
 				MRC_A_DEVICE_DEV_INDEX, MRC_A_DEVICE_DEV_NAME,
 				true, info->extack);
 	if (IS_ERR(ibdev))
 		return PTR_ERR(ibdev);
-
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg) {
-		err = -ENOMEM;
-		goto out;
-	}
-	err = mrc_nl_dev_fill(msg, ibdev, info->snd_portid, info->snd_seq, 0);
-	if (err) {
-		nlmsg_free(msg);
-		goto out;
-	}
-	ib_device_put(ibdev);
-	return genlmsg_reply(msg, info);
-
-out:
-	ib_device_put(ibdev);
-	return err;
+	return mrc_nl_reply(info, ibdev, 0);
 }
 
 static int mrc_nl_dev_get_dumpit(struct sk_buff *skb,
@@ -264,9 +275,7 @@ static int mrc_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *port_attr = info->attrs[MRC_A_PORT_PORT_INDEX];
 	struct ib_device *ibdev;
-	struct sk_buff *msg;
 	u32 port;
-	int err;
 
 	if (!port_attr) {
 		NL_SET_ERR_MSG(info->extack, "port-index is required");
@@ -284,27 +293,10 @@ static int mrc_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!rdma_is_port_valid(ibdev, port)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, port_attr,
 				    "the device has no such port");
-		err = -ENOENT;
-		goto out;
+		ib_device_put(ibdev);
+		return -ENOENT;
 	}
-
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg) {
-		err = -ENOMEM;
-		goto out;
-	}
-	err = mrc_nl_port_fill(msg, ibdev, port, info->snd_portid,
-			       info->snd_seq, 0);
-	if (err) {
-		nlmsg_free(msg);
-		goto out;
-	}
-	ib_device_put(ibdev);
-	return genlmsg_reply(msg, info);
-
-out:
-	ib_device_put(ibdev);
-	return err;
+	return mrc_nl_reply(info, ibdev, port);
 }
 
 /*
