@@ -206,8 +206,6 @@ static void mrc_flush_sq(struct mrc_qp *qp)
 		wr_id = READ_ONCE(wqe->wr_id);
 		/* Room first, then the completion that tells of it. */
 		qp->sq_cons++;
-		qp->dp.sq_fetch = qp->sq_cons;
-		qp->dp.seg_index = qp->sq_cons;
 		mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
 		mrc_flush_one(qp, cq, wr_id, MRC_CQE_RDMA_WRITE);
 	}
