@@ -18,6 +18,10 @@
 #include "mrc_param.h"
 
 struct mrc_net;
+struct mrc_ctl;
+struct mrc_ev_profile;
+struct mrc_cc_profile;
+struct mrc_pkt;
 
 /* Object counts, checked against the device limits on creation. */
 enum mrc_obj_type {
@@ -50,6 +54,9 @@ struct mrc_dev {
 	u32 qpn_next;
 	struct xarray mr_xa;		/* key index -> struct mrc_mr */
 	u32 mr_index_next;
+
+	/* Controller state: profiles, defaults (mrc_profile.c). */
+	struct mrc_ctl *ctl;
 };
 
 struct mrc_ucontext {
@@ -118,13 +125,24 @@ struct mrc_qp_path {
 	u8 dmac[ETH_ALEN];
 };
 
+/*
+ * One entropy value as the datapath sends it: the UDP source port, the low
+ * 16 bits of the IPv6 flow label (structured EVs; 0 otherwise) and the port
+ * (plane) of the device it leaves on, 1-based.
+ */
+struct mrc_path {
+	u16 sport;
+	u16 flow;
+	u8 port;
+};
+
 /* Requester: what it knows of a PSN it sent, until cumulatively acked. */
 struct mrc_txpkt {
 	u32 wqe_index;			/* SQ index of its message */
 	u32 offset;			/* of its payload in the message */
 	u32 sent_us;			/* last (re)transmission */
 	u16 len;
-	u16 ev;
+	u16 ev;				/* slot in dp.evs it last went on */
 	u8 flags;			/* MRC_TXPKT_* */
 	u8 retries;
 };
@@ -196,7 +214,7 @@ struct mrc_qp_dp {
 	u16 rqmsn_next;
 	u32 peer_mpr;			/* PSNs the responder accepts */
 	u32 wimm_inflight;
-	u16 evs[MRC_MAX_EV_COUNT];
+	struct mrc_path evs[MRC_MAX_EV_COUNT];
 	u16 nevs;
 	u16 ev_next;
 	u32 srtt_us;
@@ -251,6 +269,14 @@ struct mrc_qp {
 	struct ib_qp_attr attr;
 	struct mrc_qp_path path;
 	bool sq_sig_all;
+
+	/*
+	 * Profiles the QP is bound to (mrc_profile.c), fixed from creation
+	 * (or the provider extension) on; NULL is the built-in behaviour.
+	 */
+	struct mrc_ev_profile *ev_profile;
+	struct mrc_cc_profile *cc_profile;
+	bool profile_explicit;
 
 	struct mrc_qp_dp dp;
 };
@@ -314,9 +340,70 @@ static inline struct mrc_ucontext *to_muc(struct ib_ucontext *ibuc)
 	return container_of(ibuc, struct mrc_ucontext, ibuc);
 }
 
-/* mrc_main.c */
+/* mrc_main.c: devices and their ports (planes) */
 int mrc_obj_get(struct mrc_dev *dev, enum mrc_obj_type type);
 void mrc_obj_put(struct mrc_dev *dev, enum mrc_obj_type type);
+struct net_device *mrc_port_ndev(struct mrc_dev *dev, u32 port);
+int mrc_dev_new(const char *name, struct net_device *const *ndevs,
+		unsigned int n, struct netlink_ext_ack *extack);
+int mrc_port_set_admin(struct mrc_dev *dev, u32 port, bool enabled,
+		       struct netlink_ext_ack *extack);
+bool mrc_port_admin_enabled(struct mrc_dev *dev, u32 port);
+
+/* mrc_profile.c: EV format, EV and CC profiles; binding QPs to them */
+int mrc_profile_dev_init(struct mrc_dev *dev);
+void mrc_profile_dev_cleanup(struct mrc_dev *dev);
+int mrc_profile_bind_qp(struct mrc_qp *qp, u64 ev_id, u64 cc_id,
+			bool explicit_bind);
+void mrc_profile_unbind_qp(struct mrc_qp *qp);
+unsigned int mrc_profile_qp_evs(struct mrc_qp *qp, struct mrc_path *evs,
+				unsigned long *denied, unsigned int max,
+				u32 *min_active);
+
+/* mrc_ev.c: the per-QP EV state machine */
+void mrc_ev_qp_load(struct mrc_qp *qp);
+void mrc_ev_qp_reload(struct mrc_qp *qp);
+u32 mrc_ev_qp_state(struct mrc_qp *qp, u32 slot);
+u32 mrc_ev_qp_usable(struct mrc_qp *qp);
+void mrc_ev_probe_ok(struct mrc_dev *dev, const union ib_gid *peer,
+		     const struct mrc_path *ev);
+void mrc_ev_peer_ports(struct mrc_dev *dev, const union ib_gid *peer,
+		       u32 down_mask);
+
+/* An EV state change, for mrc_nl_ev_event(). */
+struct mrc_ev_event {
+	u32 slot;			/* index in the QP's EV profile */
+	u32 state;			/* MRC_EV_STATE_* of the uapi */
+	u32 prev_state;
+	u32 reason;			/* MRC_EV_REASON_* of the uapi */
+	u32 usable;			/* the QP's usable EVs afterwards */
+};
+
+/* mrc_nl.c: events to the family's multicast groups; atomic context */
+void mrc_nl_ev_event(struct mrc_qp *qp, const struct mrc_ev_event *ev);
+void mrc_nl_peer_status(struct mrc_dev *dev, u32 port,
+			const union ib_gid *peer, u32 port_status);
+
+/* One request of an endpoint operation batch, and its outcome. */
+struct mrc_ep_req {
+	u16 id;				/* BTH PSN[15:0] */
+	union ib_gid sgid;
+	union ib_gid dgid;
+	struct mrc_path ev;
+	u32 port_status;		/* Port Status Update: our ports down */
+	/* outcome */
+	bool answered;
+	u32 rx_port;
+	u32 rtt_ns;
+	u8 adj_svc_time;
+	u32 order;			/* arrival rank among the answered */
+};
+
+/* mrc_ep.c: endpoint operations on QP 0x2 */
+void mrc_ep_rcv(struct mrc_pkt *pkt);
+int mrc_ep_batch(struct mrc_dev *dev, u32 op_type, u8 dscp, u64 timeout_ns,
+		 struct mrc_ep_req *reqs, unsigned int n,
+		 struct netlink_ext_ack *extack);
 
 /* A received packet, parsed. */
 struct mrc_pkt {
@@ -329,27 +416,36 @@ struct mrc_pkt {
 	u8 ack_flags;
 	u32 psn;
 	u32 dqpn;
-	u16 sport;			/* the sender's EV */
+	u16 sport;			/* the sender's EV: UDP source port */
+	u16 flow;			/* ... and IPv6 flow label bits 15:0 */
+	u8 port;			/* port it arrived on, 1-based */
 	bool ce;			/* arrived ECN CE-marked */
 };
 
 /* How a queued packet is to be sent; lives in skb->cb. */
 struct mrc_tx_cb {
-	u16 sport;
+	struct mrc_path path;
 	u8 dscp;
 	bool ect;
 };
 
 static inline void mrc_txq_add(struct sk_buff_head *txq, struct sk_buff *skb,
-			       u16 sport, u8 dscp, bool ect)
+			       const struct mrc_path *path, u8 dscp, bool ect)
 {
 	struct mrc_tx_cb *cb = (struct mrc_tx_cb *)skb->cb;
 
-	cb->sport = sport;
+	cb->path = *path;
 	cb->dscp = dscp;
 	cb->ect = ect;
 	__skb_queue_tail(txq, skb);
 }
+
+/* Where a packet of no QP goes (endpoint operations); see mrc_net.c. */
+struct mrc_xmit_addr {
+	const union ib_gid *sgid;
+	const union ib_gid *dgid;
+	enum rdma_network_type net_type;
+};
 
 /* mrc_net.c */
 int mrc_net_init(void);
@@ -357,8 +453,12 @@ void mrc_net_exit(void);
 struct mrc_net *mrc_net_get(struct net *net);
 void mrc_net_put(struct mrc_net *mn);
 struct sk_buff *mrc_net_alloc_skb(struct mrc_qp *qp, unsigned int len);
-void mrc_net_xmit(struct mrc_qp *qp, struct sk_buff *skb, u16 sport, u8 dscp,
-		  bool ect);
+struct sk_buff *mrc_net_alloc_skb_dev(struct mrc_dev *dev, unsigned int len);
+void mrc_net_xmit_addr(struct mrc_dev *dev, const struct mrc_xmit_addr *addr,
+		       struct sk_buff *skb, const struct mrc_path *path,
+		       u8 dscp, bool ect);
+void mrc_net_xmit(struct mrc_qp *qp, struct sk_buff *skb,
+		  const struct mrc_path *path, u8 dscp, bool ect);
 void mrc_net_xmit_list(struct mrc_qp *qp, struct sk_buff_head *list);
 
 /* mrc_icrc.c */
@@ -374,7 +474,6 @@ void mrc_req_cleanup(struct mrc_qp *qp);
 void mrc_req_start(struct mrc_qp *qp);
 void mrc_req_kick(struct mrc_qp *qp);
 void mrc_req_setup(struct mrc_qp *qp);
-void mrc_qp_init_evs(struct mrc_qp *qp);
 void mrc_req_stop(struct mrc_qp *qp);
 void mrc_req_update_rto(struct mrc_qp *qp);
 u32 mrc_now_us(void);

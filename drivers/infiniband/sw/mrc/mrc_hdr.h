@@ -239,6 +239,7 @@ struct mrc_peth {
 
 /* SETH/NETH entropy: the UDP source port is EV[31:16] (structured EV). */
 #define MRC_EV_SPORT_SHIFT		16
+#define MRC_EV_FLOW_MASK		0xffff	/* EV bits in the flow label */
 
 /* IP: DSCP sits above the two ECN bits; an IPv4 GID is ::ffff:a.b.c.d. */
 #define MRC_DSCP_SHIFT			2

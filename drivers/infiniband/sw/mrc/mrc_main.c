@@ -128,16 +128,60 @@ static int mrc_newlink(const char *name, struct net_device *ndev)
 	}
 	dev->net = mn;
 
-	/* On failure the core calls dealloc_driver, which drops the net. */
+	err = mrc_profile_dev_init(dev);
+	if (err)
+		goto err_dealloc;
+
+	/*
+	 * On failure the core calls dealloc_driver, which drops the net and
+	 * the profiles.
+	 */
 	err = mrc_register_device(dev, name);
 	if (err)
 		goto err_dealloc;
 	return 0;
 
 err_dealloc:
+	mrc_profile_dev_cleanup(dev);
 	mrc_dev_release_net(dev);
 	ib_dealloc_device(&dev->ibdev);
 	return err;
+}
+
+/* The netdev of @port (1-based), or NULL if the device has no such port. */
+struct net_device *mrc_port_ndev(struct mrc_dev *dev, u32 port)
+{
+	return port == MRC_PORT_NUM ? dev->ndev : NULL;
+}
+
+/**
+ * mrc_dev_new - create a device named @name with a port per netdev
+ * @name: the RDMA device name
+ * @ndevs: the netdevs, port 1 first
+ * @n: how many
+ * @extack: why it failed
+ */
+int mrc_dev_new(const char *name, struct net_device *const *ndevs,
+		unsigned int n, struct netlink_ext_ack *extack)
+{
+	if (n != 1) {
+		NL_SET_ERR_MSG(extack, "multi-plane devices are not supported yet");
+		return -EOPNOTSUPP;
+	}
+	return mrc_newlink(name, ndevs[0]);
+}
+
+/* Set the admin state of @port: disabled ports carry nothing. */
+int mrc_port_set_admin(struct mrc_dev *dev, u32 port, bool enabled,
+		       struct netlink_ext_ack *extack)
+{
+	NL_SET_ERR_MSG(extack, "port admin state is not supported yet");
+	return -EOPNOTSUPP;
+}
+
+bool mrc_port_admin_enabled(struct mrc_dev *dev, u32 port)
+{
+	return true;
 }
 
 static struct rdma_link_ops mrc_link_ops = {
@@ -151,6 +195,7 @@ void mrc_dealloc_driver(struct ib_device *ibdev)
 	struct mrc_dev *dev = to_mdev(ibdev);
 
 	mrc_dev_release_net(dev);
+	mrc_profile_dev_cleanup(dev);
 	WARN_ON(!xa_empty(&dev->qp_xa));
 	WARN_ON(!xa_empty(&dev->mr_xa));
 	xa_destroy(&dev->qp_xa);

@@ -42,7 +42,7 @@ void mrc_net_xmit_list(struct mrc_qp *qp, struct sk_buff_head *list)
 
 	while ((skb = __skb_dequeue(list))) {
 		cb = (struct mrc_tx_cb *)skb->cb;
-		mrc_net_xmit(qp, skb, cb->sport, cb->dscp, cb->ect);
+		mrc_net_xmit(qp, skb, &cb->path, cb->dscp, cb->ect);
 	}
 }
 
@@ -60,7 +60,13 @@ static int mrc_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
  */
 struct sk_buff *mrc_net_alloc_skb(struct mrc_qp *qp, unsigned int len)
 {
-	struct net_device *ndev = qp->dev->ndev;
+	return mrc_net_alloc_skb_dev(qp->dev, len);
+}
+
+/* As mrc_net_alloc_skb(), for packets of no QP (endpoint operations). */
+struct sk_buff *mrc_net_alloc_skb_dev(struct mrc_dev *dev, unsigned int len)
+{
+	struct net_device *ndev = dev->ndev;
 	unsigned int head = LL_RESERVED_SPACE(ndev) + MRC_IPV6_HLEN +
 			    MRC_UDP_HLEN;
 	struct sk_buff *skb;
@@ -85,10 +91,10 @@ static void mrc_put_udp(struct sk_buff *skb, u16 sport)
 	udph->check = 0;	/* MRC sends no UDP checksum */
 }
 
-static int mrc_xmit4(struct mrc_qp *qp, struct sk_buff *skb, u16 sport,
-		     u8 tos)
+static int mrc_xmit4(struct mrc_dev *dev, const struct mrc_xmit_addr *addr,
+		     struct sk_buff *skb, u16 sport, u8 tos)
 {
-	struct net_device *ndev = qp->dev->ndev;
+	struct net_device *ndev = dev->ndev;
 	struct net *net = dev_net(ndev);
 	struct flowi4 fl4 = {
 		.flowi4_oif = ndev->ifindex,
@@ -100,9 +106,9 @@ static int mrc_xmit4(struct mrc_qp *qp, struct sk_buff *skb, u16 sport,
 	struct rtable *rt;
 	struct iphdr *iph;
 
-	memcpy(&fl4.saddr, qp->path.sgid.raw + MRC_GID_V4_OFFSET,
+	memcpy(&fl4.saddr, addr->sgid->raw + MRC_GID_V4_OFFSET,
 	       sizeof(fl4.saddr));
-	memcpy(&fl4.daddr, qp->path.dgid.raw + MRC_GID_V4_OFFSET,
+	memcpy(&fl4.daddr, addr->dgid->raw + MRC_GID_V4_OFFSET,
 	       sizeof(fl4.daddr));
 	/*
 	 * A peer on this host (another device, or this one) is reached
@@ -135,10 +141,10 @@ static int mrc_xmit4(struct mrc_qp *qp, struct sk_buff *skb, u16 sport,
 	return 0;
 }
 
-static int mrc_xmit6(struct mrc_qp *qp, struct sk_buff *skb, u16 sport,
-		     u8 tclass)
+static int mrc_xmit6(struct mrc_dev *dev, const struct mrc_xmit_addr *addr,
+		     struct sk_buff *skb, u16 sport, u16 flow, u8 tclass)
 {
-	struct net_device *ndev = qp->dev->ndev;
+	struct net_device *ndev = dev->ndev;
 	struct net *net = dev_net(ndev);
 	struct flowi6 fl6 = {
 		.flowi6_oif = ndev->ifindex,
@@ -149,8 +155,8 @@ static int mrc_xmit6(struct mrc_qp *qp, struct sk_buff *skb, u16 sport,
 	struct dst_entry *dst;
 	struct ipv6hdr *ip6h;
 
-	memcpy(&fl6.saddr, qp->path.sgid.raw, sizeof(fl6.saddr));
-	memcpy(&fl6.daddr, qp->path.dgid.raw, sizeof(fl6.daddr));
+	memcpy(&fl6.saddr, addr->sgid->raw, sizeof(fl6.saddr));
+	memcpy(&fl6.daddr, addr->dgid->raw, sizeof(fl6.daddr));
 	/* A peer on this host: through loopback, as for IPv4. */
 	if (ipv6_chk_addr(net, &fl6.daddr, NULL, 0))
 		fl6.flowi6_oif = 0;
@@ -160,7 +166,7 @@ static int mrc_xmit6(struct mrc_qp *qp, struct sk_buff *skb, u16 sport,
 
 	ip6h = skb_push(skb, MRC_IPV6_HLEN);
 	skb_reset_network_header(skb);
-	ip6_flow_hdr(ip6h, tclass, 0);
+	ip6_flow_hdr(ip6h, tclass, htonl(flow));
 	ip6h->payload_len = htons(skb->len - MRC_IPV6_HLEN);
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = MRC_DEFAULT_TTL;
@@ -173,19 +179,20 @@ static int mrc_xmit6(struct mrc_qp *qp, struct sk_buff *skb, u16 sport,
 }
 
 /**
- * mrc_net_xmit - encapsulate and send one MRC packet of @qp
- * @qp: the QP whose path the packet takes
+ * mrc_net_xmit_addr - encapsulate and send one MRC packet
+ * @dev: the sending device
+ * @addr: the source and destination GIDs and their network type
  * @skb: from mrc_net_alloc_skb(), BTH and what follows filled in
- * @sport: the UDP source port, i.e. the packet's entropy value
+ * @path: the packet's entropy value and port
  * @dscp: its DSCP class
  * @ect: mark it ECN-capable (data) or not (control)
  *
  * Consumes @skb.  Softirq or process context; never sleeps.
  */
-void mrc_net_xmit(struct mrc_qp *qp, struct sk_buff *skb, u16 sport, u8 dscp,
-		  bool ect)
+void mrc_net_xmit_addr(struct mrc_dev *dev, const struct mrc_xmit_addr *addr,
+		       struct sk_buff *skb, const struct mrc_path *path,
+		       u8 dscp, bool ect)
 {
-	struct mrc_dev *dev = qp->dev;
 	u8 tos = (dscp << MRC_DSCP_SHIFT) | (ect ? INET_ECN_ECT_0 : 0);
 	unsigned int mrc_len = skb->len;
 	struct udphdr *udph;
@@ -193,15 +200,15 @@ void mrc_net_xmit(struct mrc_qp *qp, struct sk_buff *skb, u16 sport, u8 dscp,
 
 	/* The IP layer's control block shares skb->cb with mrc_tx_cb. */
 	memset(skb->cb, 0, sizeof(skb->cb));
-	mrc_put_udp(skb, sport);
+	mrc_put_udp(skb, path->sport);
 	udph = udp_hdr(skb);
 	/* The UDP length covers the ICRC, appended below. */
 	udph->len = htons(skb->len + MRC_ICRC_LEN);
 
-	if (qp->path.net_type == RDMA_NETWORK_IPV4)
-		err = mrc_xmit4(qp, skb, sport, tos);
+	if (addr->net_type == RDMA_NETWORK_IPV4)
+		err = mrc_xmit4(dev, addr, skb, path->sport, tos);
 	else
-		err = mrc_xmit6(qp, skb, sport, tos);
+		err = mrc_xmit6(dev, addr, skb, path->sport, path->flow, tos);
 	if (err) {
 		mrc_counter_inc(dev, MRC_CNT_TX_ROUTE_ERRORS);
 		kfree_skb(skb);
@@ -224,6 +231,19 @@ void mrc_net_xmit(struct mrc_qp *qp, struct sk_buff *skb, u16 sport, u8 dscp,
 		ip_local_out(dev_net(dev->ndev), NULL, skb);
 	else
 		ip6_local_out(dev_net(dev->ndev), NULL, skb);
+}
+
+/* Send one packet of @qp to its peer; see mrc_net_xmit_addr(). */
+void mrc_net_xmit(struct mrc_qp *qp, struct sk_buff *skb,
+		  const struct mrc_path *path, u8 dscp, bool ect)
+{
+	struct mrc_xmit_addr addr = {
+		.sgid = &qp->path.sgid,
+		.dgid = &qp->path.dgid,
+		.net_type = qp->path.net_type,
+	};
+
+	mrc_net_xmit_addr(qp->dev, &addr, skb, path, dscp, ect);
 }
 
 static struct socket *mrc_udp_tunnel_open(struct net *net, bool ipv6)

@@ -26,10 +26,9 @@ static DEFINE_XARRAY(mrc_nl_devs);
 
 static struct genl_family mrc_nl_family;
 
-/* The netdev of a port; every device has one port today. */
 static struct net_device *mrc_nl_port_ndev(struct ib_device *ibdev, u32 port)
 {
-	return to_mdev(ibdev)->ndev;
+	return mrc_port_ndev(to_mdev(ibdev), port);
 }
 
 /* dev-get: request attributes of the do form (the dump takes none). */
@@ -416,6 +415,17 @@ static struct genl_family mrc_nl_family __ro_after_init = {
 	.ops = mrc_nl_ops,
 	.n_ops = ARRAY_SIZE(mrc_nl_ops),
 };
+
+/* An EV of @qp changed state; sent to group ev (not yet registered). */
+void mrc_nl_ev_event(struct mrc_qp *qp, const struct mrc_ev_event *ev)
+{
+}
+
+/* A Port Status Update arrived from @peer; for group ep. */
+void mrc_nl_peer_status(struct mrc_dev *dev, u32 port,
+			const union ib_gid *peer, u32 port_status)
+{
+}
 
 static int mrc_nl_add_one(struct ib_device *ibdev)
 {

@@ -125,11 +125,16 @@ int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_resp;
 	resp.max_inline_data = qp->cap.max_inline_data;
 
+	/* Standard verbs: the device's default profiles. */
+	err = mrc_profile_bind_qp(qp, 0, 0, false);
+	if (err)
+		goto err_resp;
+
 	err = xa_alloc_cyclic(&dev->qp_xa, &qpn, qp,
 			      XA_LIMIT(MRC_QPN_FIRST, MRC_QPN_MAX),
 			      &dev->qpn_next, GFP_KERNEL);
 	if (err < 0)
-		goto err_resp;
+		goto err_unbind;
 	ibqp->qp_num = qpn;
 
 	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
@@ -140,6 +145,8 @@ int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_qpn:
 	xa_erase(&dev->qp_xa, qpn);
 	synchronize_rcu();
+err_unbind:
+	mrc_profile_unbind_qp(qp);
 err_resp:
 	mrc_resp_cleanup(qp);
 err_req:
@@ -161,6 +168,7 @@ int mrc_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase(&dev->qp_xa, ibqp->qp_num);
 	synchronize_rcu();
 	mrc_req_stop(qp);
+	mrc_profile_unbind_qp(qp);
 	mrc_resp_cleanup(qp);
 	mrc_req_cleanup(qp);
 	mrc_queue_cleanup(&qp->rq);
@@ -411,7 +419,7 @@ int mrc_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		break;
 	case IB_QPS_RTR:
 		if (cur == IB_QPS_INIT) {
-			mrc_qp_init_evs(qp);
+			mrc_ev_qp_load(qp);
 			mrc_resp_start(qp);
 		}
 		break;

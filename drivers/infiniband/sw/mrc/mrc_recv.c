@@ -80,6 +80,9 @@ static int mrc_recv_parse(struct sk_buff *skb, struct mrc_pkt *pkt)
 	pkt->psn = mrc_bth_psn(pkt->bth);
 	pkt->dqpn = mrc_bth_dqpn(pkt->bth);
 	pkt->sport = ntohs(udph->source);
+	pkt->flow = ip_hdr(skb)->version == IPVERSION ? 0 :
+		    ntohl(ip6_flowlabel(ipv6_hdr(skb))) & MRC_EV_FLOW_MASK;
+	pkt->port = MRC_PORT_NUM;
 	pkt->ce = mrc_recv_ce(skb);
 	return -1;
 }
@@ -136,6 +139,14 @@ void mrc_recv(struct sk_buff *skb)
 	if ((pkt.opcode & MRC_OP_SPACE_MASK) == MRC_OP_SPACE &&
 	    !mrc_op_known(pkt.opcode))
 		goto drop;
+
+	if (pkt.dqpn == MRC_QPN_ENDPOINT) {
+		/* Endpoint operations: stateless, no QP. */
+		mrc_ep_rcv(&pkt);
+		ib_device_put(ibdev);
+		kfree_skb(skb);
+		return;
+	}
 
 	__skb_queue_head_init(&txq);
 	rcu_read_lock();

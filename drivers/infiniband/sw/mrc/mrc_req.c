@@ -52,28 +52,6 @@ void mrc_req_cleanup(struct mrc_qp *qp)
 	qp->dp.txpkts = NULL;
 }
 
-/*
- * The QP's entropy values: distinct UDP source ports, spread per QP.  Set
- * when the path is known (INIT -> RTR): the responder's control packets
- * use them too.
- */
-void mrc_qp_init_evs(struct mrc_qp *qp)
-{
-	struct mrc_qp_dp *dp = &qp->dp;
-	u32 seed = jhash(qp->path.dgid.raw, sizeof(qp->path.dgid.raw),
-			 qp->ibqp.qp_num);
-	u32 step = jhash_2words(qp->ibqp.qp_num, qp->attr.dest_qp_num, seed);
-	u32 i;
-
-	/* An odd step visits every port of the power-of-two span once. */
-	step |= 1;
-	dp->nevs = clamp_t(u32, mrc_param_ev_count, 1, MRC_MAX_EV_COUNT);
-	for (i = 0; i < dp->nevs; i++)
-		dp->evs[i] = MRC_EV_SPORT_BASE +
-			     ((seed + i * step) % MRC_EV_SPORT_SPAN);
-	dp->ev_next = 0;
-}
-
 /* RTR -> RTS: start sending at sq_psn.  Called with dp.lock held. */
 void mrc_req_start(struct mrc_qp *qp)
 {
@@ -207,14 +185,17 @@ static u8 mrc_req_opcode(struct mrc_swqe *sw, u32 off, u32 len)
 	return MRC_OP_WRITE_MIDDLE;
 }
 
-/* Pick the next EV of the rotation, other than @avoid when we can. */
-static u16 mrc_req_next_ev(struct mrc_qp_dp *dp, u16 avoid)
+/*
+ * The slot of the next EV of the rotation, other than slot @avoid when we
+ * can (@avoid out of range: no preference).
+ */
+static u16 mrc_req_next_ev(struct mrc_qp_dp *dp, u32 avoid)
 {
-	u16 ev = dp->evs[dp->ev_next++ % dp->nevs];
+	u16 slot = dp->ev_next++ % dp->nevs;
 
-	if (ev == avoid && dp->nevs > 1)
-		ev = dp->evs[dp->ev_next++ % dp->nevs];
-	return ev;
+	if (slot == avoid && dp->nevs > 1)
+		slot = dp->ev_next++ % dp->nevs;
+	return slot;
 }
 
 /*
@@ -306,12 +287,12 @@ static bool mrc_req_build(struct mrc_qp *qp, u32 psn, bool rtx,
 	}
 	memset(p + tp->len, 0, pad);
 
-	tp->ev = mrc_req_next_ev(dp, rtx ? tp->ev : 0);
+	tp->ev = mrc_req_next_ev(dp, rtx ? tp->ev : U32_MAX);
 	tp->sent_us = mrc_now_us();
 	mrc_counter_inc(qp->dev, MRC_CNT_TX_DATA_PKTS);
 	if (rtx)
 		mrc_counter_inc(qp->dev, MRC_CNT_RETRANSMITS);
-	mrc_txq_add(txq, skb, tp->ev,
+	mrc_txq_add(txq, skb, &dp->evs[tp->ev],
 		    rtx ? mrc_param_dscp_retx : mrc_param_dscp_data, true);
 	return true;
 }
@@ -424,8 +405,8 @@ static void mrc_req_probe(struct mrc_qp *qp, struct sk_buff_head *txq)
 	peth->ts_flags = htons(MRC_TSETH_TSR | MRC_TSETH_FTYPE);
 	mrc_counter_inc(qp->dev, MRC_CNT_PROBES_SENT);
 	/* Probes travel on the data class, not ECN-capable. */
-	mrc_txq_add(txq, skb, mrc_req_next_ev(dp, 0), mrc_param_dscp_data,
-		    false);
+	mrc_txq_add(txq, skb, &dp->evs[mrc_req_next_ev(dp, U32_MAX)],
+		    mrc_param_dscp_data, false);
 }
 
 /* The verbs timeout attribute as a ceiling in microseconds; 0: none. */

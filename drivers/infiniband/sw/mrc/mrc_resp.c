@@ -145,7 +145,7 @@ static void mrc_resp_sack(struct mrc_qp *qp, struct sk_buff_head *txq,
 
 	dp->pkts_since_sack = 0;
 	mrc_counter_inc(qp->dev, MRC_CNT_SACKS_SENT);
-	mrc_txq_add(txq, skb, qp->dp.evs[qp->dp.ev_next++ % qp->dp.nevs],
+	mrc_txq_add(txq, skb, &qp->dp.evs[qp->dp.ev_next++ % qp->dp.nevs],
 		    mrc_param_dscp_control, false);
 }
 
@@ -165,7 +165,7 @@ static void mrc_resp_nack(struct mrc_qp *qp, struct sk_buff_head *txq,
 	mrc_put24(neth->nack_psn, psn);
 	neth->tx_ts = htons(ts);
 	mrc_counter_inc(qp->dev, MRC_CNT_NACKS_SENT);
-	mrc_txq_add(txq, skb, qp->dp.evs[qp->dp.ev_next++ % qp->dp.nevs],
+	mrc_txq_add(txq, skb, &qp->dp.evs[qp->dp.ev_next++ % qp->dp.nevs],
 		    mrc_param_dscp_control, false);
 }
 
@@ -185,7 +185,7 @@ static void mrc_resp_ack(struct mrc_qp *qp, struct sk_buff_head *txq,
 	qp->dp.msn_acked = qp->dp.msn_done;
 	mrc_counter_inc(qp->dev, syndrome == MRC_AETH_ACK ?
 			MRC_CNT_ACKS_SENT : MRC_CNT_NAKS_SENT);
-	mrc_txq_add(txq, skb, qp->dp.evs[qp->dp.ev_next++ % qp->dp.nevs],
+	mrc_txq_add(txq, skb, &qp->dp.evs[qp->dp.ev_next++ % qp->dp.nevs],
 		    mrc_param_dscp_control, false);
 }
 
