@@ -349,6 +349,7 @@ int mrc_dev_new(const char *name, struct net_device *const *ndevs,
 int mrc_port_set_admin(struct mrc_dev *dev, u32 port, bool enabled,
 		       struct netlink_ext_ack *extack);
 bool mrc_port_admin_enabled(struct mrc_dev *dev, u32 port);
+bool mrc_port_active(struct mrc_dev *dev, u32 port);
 
 /* mrc_profile.c: EV format, EV and CC profiles; binding QPs to them */
 int mrc_profile_dev_init(struct mrc_dev *dev);
@@ -356,6 +357,7 @@ void mrc_profile_dev_cleanup(struct mrc_dev *dev);
 int mrc_profile_bind_qp(struct mrc_qp *qp, u64 ev_id, u64 cc_id,
 			bool explicit_bind);
 void mrc_profile_unbind_qp(struct mrc_qp *qp);
+u32 mrc_profile_skip_hold_us(struct mrc_dev *dev);
 unsigned int mrc_profile_qp_evs(struct mrc_qp *qp, struct mrc_path *evs,
 				unsigned long *denied, unsigned int max,
 				u32 *min_active);

@@ -184,6 +184,13 @@ bool mrc_port_admin_enabled(struct mrc_dev *dev, u32 port)
 	return true;
 }
 
+/* Whether @port may carry traffic now (up, and enabled); atomic context. */
+bool mrc_port_active(struct mrc_dev *dev, u32 port)
+{
+	return port == MRC_PORT_NUM &&
+	       READ_ONCE(dev->port_state) == IB_PORT_ACTIVE;
+}
+
 static struct rdma_link_ops mrc_link_ops = {
 	.type = "mrc",
 	.newlink = mrc_newlink,

@@ -75,6 +75,7 @@
 #define MRC_DEFAULT_MAX_WIMM		64	/* (p) WriteIMMs in flight */
 #define MRC_DEFAULT_EV_COUNT		64	/* (p) EVs per QP */
 #define MRC_MAX_EV_COUNT		256
+#define MRC_DEFAULT_EV_SKIP_HOLD_US	1000	/* SKIP -> GOOD after this */
 #define MRC_EV_SPORT_BASE		49152	/* EVs map into 49152-65535 */
 #define MRC_EV_SPORT_SPAN		16384
 #define MRC_DEFAULT_DUPTHRESH		3	/* (p) later PSNs before a resend */

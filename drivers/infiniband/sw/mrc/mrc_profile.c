@@ -31,6 +31,12 @@ void mrc_profile_unbind_qp(struct mrc_qp *qp)
 {
 }
 
+/* How long an EV stays in SKIP (dev-set ev-skip-hold-us), in us. */
+u32 mrc_profile_skip_hold_us(struct mrc_dev *dev)
+{
+	return MRC_DEFAULT_EV_SKIP_HOLD_US;
+}
+
 /*
  * The EVs of @qp's EV profile (at most @max), with its DENIED slots set in
  * @denied and its ev-min-active in *@min_active; 0 for the built-in
