@@ -449,7 +449,7 @@ ok_do ev-profile-get "{$E1, \"ev-op\": \"query-array\"}" "{\"ev\": [
 	{\"index\": 2, $UNPOP}, {\"index\": 3, $UNPOP}]}"
 err_do $EINVAL "ev-min-active is required to go ONLINE" ev-profile-set \
 	"{$E1, \"state\": \"online\"}" '"miss-type": "ev-min-active"'
-err_do $EINVAL "every slot must be populated (REPLACE) to go ONLINE" \
+err_do $EINVAL "every slot must be populated to go ONLINE" \
 	ev-profile-set "{$E1, \"state\": \"online\", \"ev-min-active\": 2,
 	\"event-mask\": [\"good\", \"assumed-bad\"]}"
 err_do $EINVAL "ev-profile-set takes replace or modify-state; queries are in ev-profile-get" \
