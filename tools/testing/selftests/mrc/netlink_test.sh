@@ -103,6 +103,7 @@ nl_start() {
 }
 
 # nl_ready NAME: it printed its ready line (fails if it exited).
+# shellcheck disable=SC2317 # run through wait_until
 nl_ready() {
 	grep -qF '{"tag": "ready"' "${NL_OUT[$1]}" && return 0
 	if bg_done "$1"; then
@@ -114,6 +115,7 @@ nl_ready() {
 
 NL_WANT=
 NL_NAME=
+# shellcheck disable=SC2317 # run through wait_until
 nl_answered() {
 	NL_LINE=$(grep -m1 -F "{\"tag\": $NL_WANT," "${NL_OUT[$NL_NAME]}") &&
 		return 0
@@ -710,6 +712,7 @@ target_exec() {
 		--peer-ip "$TEST_IPV4" --peer-qpn 16 --pages 1 \
 		--timeout "$TARGET_TIMEOUT" <"$fifo"
 }
+# shellcheck disable=SC2317 # run through wait_until
 target_ready() {
 	file_has_line "$(bg_out target)" READY && return 0
 	if bg_done target; then
