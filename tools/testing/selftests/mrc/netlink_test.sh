@@ -25,6 +25,8 @@
 #  - dev-set defaults: a QP created afterwards (mrc_target) is bound to
 #    them (qp-get, qp-count), keeps its profile ONLINE (EBUSY) until it is
 #    destroyed; an SRv6 default is EOPNOTSUPP;
+#  - explicit binding through the create QP command's driver input
+#    (mrc_bind_qp): qp-get shows it explicit; ENOENT, EINVAL, EOPNOTSUPP;
 #  - dev-new / dev-del, port-set, ep-op refusals (and, where the driver
 #    implements them, their effect); group ev delivers nothing spurious;
 #  - after `rdma link delete` the device is gone from the dumps, profiles
@@ -747,6 +749,51 @@ bg_wait target "$CMD_TIMEOUT" || fail "mrc_target did not quit"
 [ "$(bg_rc target)" = 0 ] || fail "mrc_target exit status $(bg_rc target)"
 ok_dump qp-get "{$D0}" '[]'
 ok_do ev-profile-get "{$E1}" '{"qp-count": 0}'
+
+log "== explicit binding: the driver-specific input of create QP"
+BIND_BIN=$(helper_path mrc_bind_qp)
+# bind_refused EV_ID CC_ID ERRNO [FLAGS]: create QP refused with ERRNO.
+bind_refused() {
+	run_fails "" env MRC_DEV="$TEST_DEV" "$BIND_BIN" "$1" "$2" ${4:+"$4"}
+	if [ "$BOUNDED_RC" != 2 ] || ! grep -qx "ERRNO=$3" "$BOUNDED_OUT"; then
+		bounded_output
+		fail "create QP bound to EV $1 CC $2 (flags ${4:-1}): want errno $3"
+	fi
+	log "ok: create QP bound to EV $1 CC $2 (flags ${4:-1}): errno $3"
+}
+bind_refused 99 0 $ENOENT
+bind_refused 7 0 $EINVAL
+bind_refused 6 0 $EOPNOTSUPP
+bind_refused 0 77 $ENOENT
+bind_refused 2 2 $EOPNOTSUPP 3
+# In bg_spawn's subshell.
+# shellcheck disable=SC2317 # run through bg_start
+bind_exec() {
+	MRC_DEV=$TEST_DEV "$BIND_BIN" "$@" <"$MRC_TMP/bind.in"
+}
+# shellcheck disable=SC2317 # run through wait_until
+bind_ready() {
+	file_has_line "$(bg_out bind)" READY && return 0
+	if bg_done bind; then
+		sed 's/^/    /' "$(bg_out bind)"
+		fail "mrc_bind_qp exited before READY (status $(bg_rc bind))"
+	fi
+	return 1
+}
+mkfifo "$MRC_TMP/bind.in"
+exec {BIND_FD}<>"$MRC_TMP/bind.in"
+bg_start bind bind_exec 2 2
+wait_until "mrc_bind_qp READY" "$WAIT_TIMEOUT" bind_ready
+BQPN=$(sed -n 's/^QPN=//p' "$(bg_out bind)")
+ok_do qp-get "{$D0, \"qpn\": $BQPN}" "{\"qpn\": $BQPN, \"ev-profile-id\": 2,
+	\"cc-profile-id\": 2, \"explicit\": true}"
+ok_do ev-profile-get "{$E2}" '{"qp-count": 1}'
+ok_do cc-profile-get "{$D0, \"id\": 2}" '{"qp-count": 1}'
+err_do $EBUSY "QPs are bound to the profile" ev-profile-set "{$E2, \"state\": \"offline\"}"
+printf 'quit\n' >&"$BIND_FD"
+bg_wait bind "$CMD_TIMEOUT" || fail "mrc_bind_qp did not quit"
+[ "$(bg_rc bind)" = 0 ] || fail "mrc_bind_qp exit status $(bg_rc bind)"
+ok_do ev-profile-get "{$E2}" '{"qp-count": 0}'
 
 log "== life cycle back to INIT"
 ok_do ev-profile-set "{$E1, \"state\": \"offline\"}"
