@@ -136,6 +136,22 @@ struct mrc_path {
 	u8 port;
 };
 
+/*
+ * The state of one EV slot of a QP (mrc_ev.c).  @state is a uapi
+ * MRC_EV_STATE_* bit.
+ */
+struct mrc_ev_slot {
+	u32 since_us;			/* SKIP: entered; ASSUMED_BAD: probed */
+	u16 probe_first;		/* ASSUMED_BAD: its first probe's id */
+	u8 state;
+	u8 flags;			/* MRC_EV_SLOT_* */
+};
+
+/* Excluded, yet kept in use so that ev_min_active EVs stay usable. */
+#define MRC_EV_SLOT_HELD	BIT(0)
+/* ASSUMED_BAD and probed since: probe_first is valid. */
+#define MRC_EV_SLOT_PROBED	BIT(1)
+
 /* Requester: what it knows of a PSN it sent, until cumulatively acked. */
 struct mrc_txpkt {
 	u32 wqe_index;			/* SQ index of its message */
@@ -214,9 +230,19 @@ struct mrc_qp_dp {
 	u16 rqmsn_next;
 	u32 peer_mpr;			/* PSNs the responder accepts */
 	u32 wimm_inflight;
+	/* EVs: slot i of the QP's EV profile (or built-in set) is evs[i] */
 	struct mrc_path evs[MRC_MAX_EV_COUNT];
+	struct mrc_ev_slot ev_slots[MRC_MAX_EV_COUNT];
 	u16 nevs;
-	u16 ev_next;
+	u16 ev_next;			/* the rotation's next slot */
+	u16 ev_min_active;
+	u16 ev_nskip;			/* slots in SKIP */
+	u16 ev_nbad;			/* slots in ASSUMED_BAD */
+	u32 peer_down;			/* ports the peer reported down, bit n */
+	struct timer_list ev_timer;	/* SKIP hold ends, EV probes due */
+	bool ev_due;			/* the EV timer expired */
+	/* bit (id % MRC_EV_PROBE_IDS): probe id was an EV probe */
+	DECLARE_BITMAP(ev_probe_ids, MRC_EV_PROBE_IDS);
 	u32 srtt_us;
 	u32 rttvar_us;
 	u32 rto_us;

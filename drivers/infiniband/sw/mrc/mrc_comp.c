@@ -4,9 +4,12 @@
  * (cumulative point plus a bitmap); NACKs say which did not and why; ACKs
  * (0xd1) say which messages the responder executed.  A WR completes only
  * when its PSNs are delivered and its message semantically acknowledged,
- * in send-queue order.
+ * in send-queue order.  The EVs they echo feed the EV state machine.
  */
+#include <uapi/linux/mrc_netlink.h>
+
 #include "mrc.h"
+#include "mrc_ev.h"
 #include "mrc_hdr.h"
 
 #define MRC_MSN_HALF		BIT(MRC_PSN_BITS - 1)
@@ -159,6 +162,33 @@ static void mrc_comp_detect_loss(struct mrc_qp *qp)
 	}
 }
 
+/*
+ * What a SACK says of the EV it echoes: a probe on it was answered (PR),
+ * or the packet that triggered it met ECN (M=SKIP_ONCE) or a known bad
+ * path (M=ALWAYS_SKIP).
+ */
+static void mrc_comp_sack_ev(struct mrc_qp *qp, struct mrc_seth *seth,
+			     u32 cack)
+{
+	u16 flags = ntohs(seth->flags);
+	u32 m = (flags & MRC_SETH_M_MASK) >> MRC_SETH_M_SHIFT;
+	u32 entropy = ntohl(seth->entropy);
+	u32 trigger, hint = MRC_EV_NONE;
+
+	if (flags & MRC_SETH_PR) {
+		mrc_ev_probe_answer(qp, ntohs(seth->ack_psn_off), entropy);
+	} else {
+		trigger = (cack + (s16)ntohs(seth->ack_psn_off)) & MRC_PSN_MASK;
+		hint = qp->dp.txpkts[trigger % MRC_MPR_MAX_PSNS].ev;
+	}
+	if (m == MRC_SACK_M_SKIP_ONCE)
+		mrc_ev_echo(qp, entropy, hint, MRC_EV_STATE_SKIP,
+			    MRC_EV_REASON_ECN);
+	else if (m == MRC_SACK_M_ALWAYS_SKIP)
+		mrc_ev_echo(qp, entropy, hint, MRC_EV_STATE_ASSUMED_BAD,
+			    MRC_EV_REASON_ALWAYS_SKIP);
+}
+
 static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
@@ -173,6 +203,7 @@ static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 	mrc_counter_inc(qp->dev, MRC_CNT_SACKS_RCVD);
 	if (ntohs(seth->flags) & MRC_SETH_PR)
 		mrc_counter_inc(qp->dev, MRC_CNT_PROBE_SACKS_RCVD);
+	mrc_comp_sack_ev(qp, seth, cack);
 	if (seth->mpr)
 		dp->peer_mpr = seth->mpr * MRC_MPR_UNIT_PSNS;
 
@@ -245,7 +276,10 @@ static void mrc_comp_nack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 		mrc_comp_fail(qp, IB_WC_REM_OP_ERR);
 		return;
 	case MRC_NACK_TRIMMED:
+		/* Trimmed on the way: the path is alive but congested. */
 		mrc_counter_inc(qp->dev, MRC_CNT_NACK_TRIMMED);
+		mrc_ev_echo(qp, ntohl(neth->entropy), tp->ev,
+			    MRC_EV_STATE_SKIP, MRC_EV_REASON_TRIM);
 		break;
 	case MRC_NACK_TRIMMED_LASTHOP:
 		mrc_counter_inc(qp->dev, MRC_CNT_NACK_TRIMMED_LASTHOP);

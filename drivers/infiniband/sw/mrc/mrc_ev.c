@@ -2,64 +2,711 @@
 /*
  * rdma_mrc: the entropy values (EVs) of a QP and their states.
  *
- * First slice: the built-in EV set only (every EV GOOD).
+ * A QP holds its EVs in slots: the built-in set, or the EVs of its EV
+ * profile (slot i is the profile's slot i).  Each slot has a state, a uapi
+ * MRC_EV_STATE_* bit:
+ *
+ *   GOOD         the only state the requester sprays data on;
+ *   SKIP         after an ECN echo (SACK M=SKIP_ONCE) or a TRIMMED NACK,
+ *                until the device's SKIP hold time has passed;
+ *   ASSUMED_BAD  after a retransmission timeout attributed to the EV or a
+ *                SACK M=ALWAYS_SKIP, until a probe sent on it is answered
+ *                (or an endpoint EV probe on it succeeds);
+ *   DENIED       set and cleared by the controller only (profile reload).
+ *
+ * When one more exclusion would leave fewer than ev_min_active EVs usable,
+ * the least bad excluded EV stays in use ("held").  Every state change is
+ * reported to the netlink family, which filters and rate-limits.  The
+ * per-QP EV timer wakes the requester's tasklet when a SKIP hold ends or an
+ * ASSUMED_BAD EV is due for its next probe; nothing else is timed.
+ *
+ * Everything runs under qp->dp.lock unless said otherwise.
  */
+#include <linux/bitmap.h>
 #include <linux/jhash.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
 
 #include <uapi/linux/mrc_netlink.h>
 
 #include "mrc.h"
+#include "mrc_ev.h"
+#include "mrc_hdr.h"
 
-/*
- * The QP's entropy values: distinct UDP source ports, spread per QP.  Set
- * when the path is known (INIT -> RTR): the responder's control packets
- * use them too.  Called with dp.lock held.
- */
-void mrc_ev_qp_load(struct mrc_qp *qp)
+unsigned int mrc_param_ev_min_active = MRC_DEFAULT_EV_MIN_ACTIVE;
+module_param_named(ev_min_active, mrc_param_ev_min_active, uint, 0644);
+MODULE_PARM_DESC(ev_min_active, "EVs of the built-in set a QP keeps usable at least (default 8)");
+
+unsigned int mrc_param_ev_probe_rtos = MRC_DEFAULT_EV_PROBE_RTOS;
+module_param_named(ev_probe_rtos, mrc_param_ev_probe_rtos, uint, 0644);
+MODULE_PARM_DESC(ev_probe_rtos, "An ASSUMED_BAD EV is probed every this many RTOs (default 4; 1 ms to 1 s)");
+
+/* The highest port bit of a peer-down mask. */
+#define MRC_EV_PORT_BITS	32
+
+static u32 mrc_ev_value(const struct mrc_path *p)
+{
+	return mrc_ev_entropy(p->sport, p->flow);
+}
+
+static bool mrc_ev_path_eq(const struct mrc_path *a, const struct mrc_path *b)
+{
+	return a->sport == b->sport && a->flow == b->flow && a->port == b->port;
+}
+
+/* The EV's port is up here and not reported down by the peer. */
+static bool mrc_ev_port_ok(struct mrc_qp *qp, u32 port)
+{
+	if (port >= MRC_EV_PORT_BITS || (qp->dp.peer_down & BIT(port)))
+		return false;
+	return mrc_port_active(qp->dev, port);
+}
+
+/* The slot's state lets the requester send on it. */
+static bool mrc_ev_in_use(const struct mrc_ev_slot *s)
+{
+	return s->state == MRC_EV_STATE_GOOD || (s->flags & MRC_EV_SLOT_HELD);
+}
+
+static bool mrc_ev_sendable(struct mrc_qp *qp, u32 slot)
+{
+	return mrc_ev_in_use(&qp->dp.ev_slots[slot]) &&
+	       mrc_ev_port_ok(qp, qp->dp.evs[slot].port);
+}
+
+static u32 mrc_ev_count_usable(struct mrc_qp *qp)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < qp->dp.nevs; i++)
+		n += mrc_ev_sendable(qp, i);
+	return n;
+}
+
+static void mrc_ev_emit(struct mrc_qp *qp, u32 slot, u32 prev, u32 reason)
+{
+	struct mrc_ev_event ev = {
+		.slot = slot,
+		.state = qp->dp.ev_slots[slot].state,
+		.prev_state = prev,
+		.reason = reason,
+		.usable = mrc_ev_count_usable(qp),
+	};
+
+	mrc_nl_ev_event(qp, &ev);
+}
+
+/* @a is less bad than @b: SKIP before ASSUMED_BAD, then the older one. */
+static bool mrc_ev_less_bad(const struct mrc_ev_slot *a,
+			    const struct mrc_ev_slot *b)
+{
+	if (a->state != b->state)
+		return a->state == MRC_EV_STATE_SKIP;
+	return (s32)(a->since_us - b->since_us) < 0;
+}
+
+/* Keep ev_min_active EVs usable: hold excluded ones, least bad first. */
+static void mrc_ev_hold(struct mrc_qp *qp)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
+	u32 usable = mrc_ev_count_usable(qp);
+	u32 i, best;
+
+	while (usable < dp->ev_min_active) {
+		best = MRC_EV_NONE;
+		for (i = 0; i < dp->nevs; i++) {
+			struct mrc_ev_slot *s = &dp->ev_slots[i];
+
+			if ((s->state != MRC_EV_STATE_SKIP &&
+			     s->state != MRC_EV_STATE_ASSUMED_BAD) ||
+			    (s->flags & MRC_EV_SLOT_HELD) ||
+			    !mrc_ev_port_ok(qp, dp->evs[i].port))
+				continue;
+			if (best == MRC_EV_NONE ||
+			    mrc_ev_less_bad(s, &dp->ev_slots[best]))
+				best = i;
+		}
+		if (best == MRC_EV_NONE)
+			return;
+		dp->ev_slots[best].flags |= MRC_EV_SLOT_HELD;
+		usable++;
+		mrc_counter_inc(qp->dev, MRC_CNT_EV_MIN_ACTIVE_HOLDS);
+		mrc_ev_emit(qp, best, dp->ev_slots[best].state,
+			    MRC_EV_REASON_MIN_ACTIVE);
+	}
+}
+
+/* An EV is usable again: let go of the holds no longer needed, worst first. */
+static void mrc_ev_release(struct mrc_qp *qp)
+{
+	static const u8 order[] = {
+		MRC_EV_STATE_ASSUMED_BAD, MRC_EV_STATE_SKIP,
+	};
+	struct mrc_qp_dp *dp = &qp->dp;
+	u32 usable = mrc_ev_count_usable(qp);
+	u32 i, k;
+
+	for (k = 0; k < ARRAY_SIZE(order); k++) {
+		for (i = 0; i < dp->nevs; i++) {
+			struct mrc_ev_slot *s = &dp->ev_slots[i];
+			bool counted;
+
+			if (!(s->flags & MRC_EV_SLOT_HELD) || s->state != order[k])
+				continue;
+			counted = mrc_ev_port_ok(qp, dp->evs[i].port);
+			if (counted && usable <= dp->ev_min_active)
+				return;
+			s->flags &= ~MRC_EV_SLOT_HELD;
+			usable -= counted;
+		}
+	}
+}
+
+/* Wake the tasklet when the next SKIP hold ends or the next probe is due. */
+static void mrc_ev_arm(struct mrc_qp *qp, u32 now)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	u32 hold, ival, wait = U32_MAX, elapsed, i;
+	unsigned long expires;
+
+	if (!dp->ev_nskip && !dp->ev_nbad)
+		return;
+	hold = mrc_profile_skip_hold_us(qp->dev);
+	ival = clamp_t(u64, (u64)dp->rto_us * mrc_param_ev_probe_rtos,
+		       MRC_EV_PROBE_MIN_US, MRC_EV_PROBE_MAX_US);
+	for (i = 0; i < dp->nevs; i++) {
+		struct mrc_ev_slot *s = &dp->ev_slots[i];
+
+		elapsed = now - s->since_us;
+		if (s->state == MRC_EV_STATE_SKIP)
+			wait = min(wait, elapsed < hold ? hold - elapsed : 0);
+		else if (s->state == MRC_EV_STATE_ASSUMED_BAD)
+			wait = min(wait, !(s->flags & MRC_EV_SLOT_PROBED) ? 0 :
+				   elapsed < ival ? ival - elapsed : 0);
+	}
+	if (wait == U32_MAX)
+		return;
+	expires = jiffies + max(1UL, usecs_to_jiffies(wait));
+	if (!timer_pending(&dp->ev_timer) ||
+	    time_before(expires, dp->ev_timer.expires))
+		mod_timer(&dp->ev_timer, expires);
+}
+
+/* Move slot @slot to @state for @reason, and tell the controller. */
+static void mrc_ev_set(struct mrc_qp *qp, u32 slot, u32 state, u32 reason)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	struct mrc_ev_slot *s = &dp->ev_slots[slot];
+	u32 prev = s->state;
+	u32 now = mrc_now_us();
+
+	if (prev == state)
+		return;
+	dp->ev_nskip -= prev == MRC_EV_STATE_SKIP;
+	dp->ev_nbad -= prev == MRC_EV_STATE_ASSUMED_BAD;
+	s->state = state;
+	s->flags = 0;
+	s->since_us = now;
+	switch (state) {
+	case MRC_EV_STATE_SKIP:
+		dp->ev_nskip++;
+		mrc_counter_inc(qp->dev, MRC_CNT_EV_SKIP);
+		break;
+	case MRC_EV_STATE_ASSUMED_BAD:
+		dp->ev_nbad++;
+		mrc_counter_inc(qp->dev, MRC_CNT_EV_ASSUMED_BAD);
+		break;
+	case MRC_EV_STATE_GOOD:
+		if (prev == MRC_EV_STATE_SKIP)
+			mrc_counter_inc(qp->dev, MRC_CNT_EV_SKIP_EXPIRED);
+		else if (prev == MRC_EV_STATE_ASSUMED_BAD)
+			mrc_counter_inc(qp->dev, MRC_CNT_EV_RECOVERED);
+		break;
+	default:
+		break;
+	}
+	mrc_ev_emit(qp, slot, prev, reason);
+	if (state == MRC_EV_STATE_GOOD) {
+		mrc_ev_release(qp);
+		return;
+	}
+	mrc_ev_hold(qp);
+	if (state == MRC_EV_STATE_ASSUMED_BAD) {
+		/* Its first probe goes out at once. */
+		dp->ev_due = true;
+		mrc_req_kick(qp);
+	} else {
+		mrc_ev_arm(qp, now);
+	}
+}
+
+/* A SKIP slot whose hold time has passed is GOOD again. */
+static void mrc_ev_expire(struct mrc_qp *qp, u32 slot, u32 now, u32 hold)
+{
+	struct mrc_ev_slot *s = &qp->dp.ev_slots[slot];
+
+	if (s->state == MRC_EV_STATE_SKIP && now - s->since_us >= hold)
+		mrc_ev_set(qp, slot, MRC_EV_STATE_GOOD,
+			   MRC_EV_REASON_HOLD_EXPIRED);
+}
+
+/**
+ * mrc_ev_select - the slot the next packet of @qp goes on
+ * @qp: the QP
+ * @avoid: a slot not to use if another will do (MRC_EV_NONE: none)
+ *
+ * The next slot of the rotation that is in use (GOOD, or held for
+ * ev_min_active) on a port that is active and that the peer did not report
+ * down.  With none, a non-DENIED one on such a port whatever its state, and
+ * failing that any slot: sending on a doubtful EV beats not sending.
+ */
+u16 mrc_ev_select(struct mrc_qp *qp, u32 avoid)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	u32 n = dp->nevs, now = 0, hold = 0, k, slot;
+	u32 spare = MRC_EV_NONE, doubtful = MRC_EV_NONE;
+
+	if (!n)
+		return 0;
+	if (dp->ev_nskip) {
+		now = mrc_now_us();
+		hold = mrc_profile_skip_hold_us(qp->dev);
+	}
+	for (k = 0; k < n; k++) {
+		slot = dp->ev_next;
+		dp->ev_next = slot + 1 < n ? slot + 1 : 0;
+		if (dp->ev_nskip)
+			mrc_ev_expire(qp, slot, now, hold);
+		if (!mrc_ev_port_ok(qp, dp->evs[slot].port))
+			continue;
+		if (!mrc_ev_in_use(&dp->ev_slots[slot])) {
+			if (doubtful == MRC_EV_NONE &&
+			    dp->ev_slots[slot].state != MRC_EV_STATE_DENIED)
+				doubtful = slot;
+			continue;
+		}
+		if (slot == avoid && n > 1) {
+			spare = slot;
+			continue;
+		}
+		return slot;
+	}
+	if (spare != MRC_EV_NONE)
+		return spare;
+	if (doubtful != MRC_EV_NONE)
+		return doubtful;
+	return dp->ev_next;
+}
+
+/* The slot whose EV is @entropy: @hint if it is, else the first. */
+static u32 mrc_ev_find(struct mrc_qp_dp *dp, u32 entropy, u32 hint)
+{
+	u32 i;
+
+	if (hint < dp->nevs && mrc_ev_value(&dp->evs[hint]) == entropy)
+		return hint;
+	for (i = 0; i < dp->nevs; i++)
+		if (mrc_ev_value(&dp->evs[i]) == entropy)
+			return i;
+	return MRC_EV_NONE;
+}
+
+/**
+ * mrc_ev_echo - the responder named an EV in a SACK or NACK
+ * @qp: the QP
+ * @entropy: the echoed entropy (UDP source port << 16 | flow label bits)
+ * @hint: the slot the triggering packet went on, if known
+ * @state: MRC_EV_STATE_SKIP (ECN, trim) or _ASSUMED_BAD (ALWAYS_SKIP)
+ * @reason: MRC_EV_REASON_*
+ *
+ * A worse state replaces a better one; a new SKIP signal on a SKIP EV
+ * starts its hold time again.
+ */
+void mrc_ev_echo(struct mrc_qp *qp, u32 entropy, u32 hint, u32 state,
+		 u32 reason)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	u32 slot = mrc_ev_find(dp, entropy, hint);
+	struct mrc_ev_slot *s;
+
+	if (slot == MRC_EV_NONE)
+		return;
+	s = &dp->ev_slots[slot];
+	switch (s->state) {
+	case MRC_EV_STATE_GOOD:
+		mrc_ev_set(qp, slot, state, reason);
+		break;
+	case MRC_EV_STATE_SKIP:
+		if (state == MRC_EV_STATE_SKIP)
+			s->since_us = mrc_now_us();
+		else
+			mrc_ev_set(qp, slot, state, reason);
+		break;
+	default:
+		break;
+	}
+}
+
+/* A retransmission timeout, attributed to the EV in slot @slot. */
+void mrc_ev_timeout(struct mrc_qp *qp, u32 slot)
+{
+	u32 state;
+
+	if (slot >= qp->dp.nevs)
+		return;
+	state = qp->dp.ev_slots[slot].state;
+	if (state == MRC_EV_STATE_GOOD || state == MRC_EV_STATE_SKIP)
+		mrc_ev_set(qp, slot, MRC_EV_STATE_ASSUMED_BAD,
+			   MRC_EV_REASON_TIMEOUT);
+}
+
+/*
+ * A SACK with PR set answered probe @id; @entropy is the EV the probe
+ * arrived on.  An ASSUMED_BAD EV that sent it since it became bad is GOOD.
+ */
+void mrc_ev_probe_answer(struct mrc_qp *qp, u16 id, u32 entropy)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	u32 i;
+
+	if (!test_and_clear_bit(id % MRC_EV_PROBE_IDS, dp->ev_probe_ids))
+		return;
+	mrc_counter_inc(qp->dev, MRC_CNT_EV_PROBES_ANSWERED);
+	for (i = 0; i < dp->nevs; i++) {
+		struct mrc_ev_slot *s = &dp->ev_slots[i];
+
+		if (s->state != MRC_EV_STATE_ASSUMED_BAD ||
+		    !(s->flags & MRC_EV_SLOT_PROBED) ||
+		    mrc_ev_value(&dp->evs[i]) != entropy)
+			continue;
+		/* id in [probe_first, the newest probe id] */
+		if ((u16)(id - s->probe_first) >
+		    (u16)(dp->probe_id - s->probe_first))
+			continue;
+		mrc_ev_set(qp, i, MRC_EV_STATE_GOOD, MRC_EV_REASON_PROBE);
+	}
+}
+
+/**
+ * mrc_ev_tick - the EV timer's work, from the requester's tasklet
+ * @qp: the QP, sending (RTS or SQD)
+ * @txq: where probes are queued
+ *
+ * Ends the SKIP holds that are over and probes the ASSUMED_BAD EVs that
+ * are due (at most MRC_EV_PROBE_BURST per run), then re-arms the timer.
+ */
+void mrc_ev_tick(struct mrc_qp *qp, struct sk_buff_head *txq)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	u32 now = mrc_now_us(), budget = MRC_EV_PROBE_BURST, hold, ival, i;
+
+	dp->ev_due = false;
+	if (!dp->ev_nskip && !dp->ev_nbad)
+		return;
+	hold = mrc_profile_skip_hold_us(qp->dev);
+	ival = clamp_t(u64, (u64)dp->rto_us * mrc_param_ev_probe_rtos,
+		       MRC_EV_PROBE_MIN_US, MRC_EV_PROBE_MAX_US);
+	for (i = 0; i < dp->nevs; i++) {
+		struct mrc_ev_slot *s = &dp->ev_slots[i];
+
+		mrc_ev_expire(qp, i, now, hold);
+		if (s->state != MRC_EV_STATE_ASSUMED_BAD || !budget ||
+		    ((s->flags & MRC_EV_SLOT_PROBED) &&
+		     now - s->since_us < ival))
+			continue;
+		if (!mrc_req_ev_probe(qp, i, txq))
+			break;
+		if (!(s->flags & MRC_EV_SLOT_PROBED)) {
+			s->probe_first = dp->probe_id;
+			s->flags |= MRC_EV_SLOT_PROBED;
+		}
+		s->since_us = now;
+		budget--;
+	}
+	mrc_ev_arm(qp, now);
+}
+
+static void mrc_ev_timer(struct timer_list *t)
+{
+	struct mrc_qp *qp = from_timer(qp, t, dp.ev_timer);
+	struct mrc_qp_dp *dp = &qp->dp;
+
+	spin_lock_bh(&dp->lock);
+	if (!dp->stopped) {
+		dp->ev_due = true;
+		tasklet_schedule(&dp->task);
+	}
+	spin_unlock_bh(&dp->lock);
+}
+
+void mrc_ev_setup(struct mrc_qp *qp)
+{
+	timer_setup(&qp->dp.ev_timer, mrc_ev_timer, 0);
+}
+
+/* Destroy: dp.stopped is set; process context, dp.lock not held. */
+void mrc_ev_stop(struct mrc_qp *qp)
+{
+	del_timer_sync(&qp->dp.ev_timer);
+}
+
+/*
+ * The built-in EV set: distinct UDP source ports, spread per QP, dealt
+ * over the device's ports in turn.  Returns how many.
+ */
+static u32 mrc_ev_builtin(struct mrc_qp *qp, struct mrc_path *evs)
+{
 	u32 seed = jhash(qp->path.dgid.raw, sizeof(qp->path.dgid.raw),
 			 qp->ibqp.qp_num);
 	u32 step = jhash_2words(qp->ibqp.qp_num, qp->attr.dest_qp_num, seed);
-	u32 i;
+	u32 nports = max_t(u32, rdma_end_port(&qp->dev->ibdev), 1);
+	u32 i, n;
 
 	/* An odd step visits every port of the power-of-two span once. */
 	step |= 1;
-	dp->nevs = clamp_t(u32, mrc_param_ev_count, 1, MRC_MAX_EV_COUNT);
-	for (i = 0; i < dp->nevs; i++) {
-		dp->evs[i].sport = MRC_EV_SPORT_BASE +
-				   ((seed + i * step) % MRC_EV_SPORT_SPAN);
-		dp->evs[i].flow = 0;
-		dp->evs[i].port = MRC_PORT_NUM;
+	n = clamp_t(u32, mrc_param_ev_count, 1, MRC_MAX_EV_COUNT);
+	for (i = 0; i < n; i++) {
+		evs[i].sport = MRC_EV_SPORT_BASE +
+			       ((seed + i * step) % MRC_EV_SPORT_SPAN);
+		evs[i].flow = 0;
+		evs[i].port = i % nports + 1;
 	}
-	dp->ev_next = 0;
+	return n;
 }
 
-/* The QP's EV profile changed (array or DENIED set). */
+/* The QP's EVs, DENIED slots and ev_min_active: its profile's or built-in. */
+static u32 mrc_ev_fetch(struct mrc_qp *qp, struct mrc_path *evs,
+			unsigned long *denied, u32 *min_active)
+{
+	u32 n;
+
+	bitmap_zero(denied, MRC_MAX_EV_COUNT);
+	*min_active = 0;
+	n = mrc_profile_qp_evs(qp, evs, denied, MRC_MAX_EV_COUNT, min_active);
+	if (n)
+		return min_t(u32, n, MRC_MAX_EV_COUNT);
+	bitmap_zero(denied, MRC_MAX_EV_COUNT);
+	*min_active = mrc_param_ev_min_active;
+	return mrc_ev_builtin(qp, evs);
+}
+
+static void mrc_ev_recount(struct mrc_qp_dp *dp)
+{
+	u32 i;
+
+	dp->ev_nskip = 0;
+	dp->ev_nbad = 0;
+	for (i = 0; i < dp->nevs; i++) {
+		dp->ev_nskip += dp->ev_slots[i].state == MRC_EV_STATE_SKIP;
+		dp->ev_nbad += dp->ev_slots[i].state ==
+			       MRC_EV_STATE_ASSUMED_BAD;
+	}
+}
+
+/*
+ * The QP's entropy values, every one GOOD but the profile's DENIED ones.
+ * Set when the path is known (INIT -> RTR): the responder's control
+ * packets use them too.  Called with dp.lock held.
+ */
+void mrc_ev_qp_load(struct mrc_qp *qp)
+{
+	DECLARE_BITMAP(denied, MRC_MAX_EV_COUNT);
+	struct mrc_qp_dp *dp = &qp->dp;
+	u32 min_active, i;
+
+	dp->nevs = mrc_ev_fetch(qp, dp->evs, denied, &min_active);
+	for (i = 0; i < dp->nevs; i++) {
+		memset(&dp->ev_slots[i], 0, sizeof(dp->ev_slots[i]));
+		dp->ev_slots[i].state = test_bit(i, denied) ?
+					MRC_EV_STATE_DENIED :
+					MRC_EV_STATE_GOOD;
+	}
+	dp->ev_min_active = clamp_t(u32, min_active, 1, dp->nevs);
+	dp->ev_next = 0;
+	dp->ev_nskip = 0;
+	dp->ev_nbad = 0;
+	dp->peer_down = 0;
+	dp->ev_due = false;
+	bitmap_zero(dp->ev_probe_ids, MRC_EV_PROBE_IDS);
+}
+
+/* What a reload works from, too big for the stack. */
+struct mrc_ev_reload {
+	struct mrc_path evs[MRC_MAX_EV_COUNT];
+	DECLARE_BITMAP(denied, MRC_MAX_EV_COUNT);
+	u8 prev[MRC_MAX_EV_COUNT];
+};
+
+/**
+ * mrc_ev_qp_reload - the QP's EV profile changed (EV array, DENIED set)
+ * @qp: the QP
+ *
+ * Slots whose EV is unchanged keep their state (DENIED follows the
+ * profile); a slot with a new EV starts GOOD (or DENIED).  Each change of
+ * a slot's state is an event with reason CONTROLLER.  Any context; takes
+ * dp.lock, and calls mrc_profile_qp_evs() before taking it: the caller
+ * holds neither dp.lock nor the lock mrc_profile_qp_evs() takes.
+ */
 void mrc_ev_qp_reload(struct mrc_qp *qp)
 {
+	struct mrc_qp_dp *dp = &qp->dp;
+	struct mrc_ev_reload *r;
+	u32 min_active, n, i, now;
+	bool excluded = false;
+
+	r = kzalloc(sizeof(*r), GFP_ATOMIC);
+	if (!r)
+		return;
+	spin_lock_bh(&dp->lock);
+	/* Before RTR there is no path yet: INIT -> RTR loads the EVs. */
+	if (!dp->nevs || qp->state < IB_QPS_RTR || dp->stopped) {
+		spin_unlock_bh(&dp->lock);
+		kfree(r);
+		return;
+	}
+	spin_unlock_bh(&dp->lock);
+
+	n = mrc_ev_fetch(qp, r->evs, r->denied, &min_active);
+
+	spin_lock_bh(&dp->lock);
+	if (!dp->nevs || dp->stopped)
+		goto out;
+	now = mrc_now_us();
+	for (i = 0; i < n; i++) {
+		struct mrc_ev_slot *s = &dp->ev_slots[i];
+		u32 want = test_bit(i, r->denied) ? MRC_EV_STATE_DENIED : 0;
+
+		r->prev[i] = i < dp->nevs ? s->state : 0;
+		if (i >= dp->nevs || !mrc_ev_path_eq(&dp->evs[i], &r->evs[i])) {
+			dp->evs[i] = r->evs[i];
+			memset(s, 0, sizeof(*s));
+			s->state = want ? want : MRC_EV_STATE_GOOD;
+			s->since_us = now;
+		} else if (want && s->state != want) {
+			memset(s, 0, sizeof(*s));
+			s->state = want;
+			s->since_us = now;
+		} else if (!want && s->state == MRC_EV_STATE_DENIED) {
+			s->state = MRC_EV_STATE_GOOD;
+			s->since_us = now;
+		}
+	}
+	dp->nevs = n;
+	dp->ev_min_active = clamp_t(u32, min_active, 1, n);
+	if (dp->ev_next >= n)
+		dp->ev_next = 0;
+	mrc_ev_recount(dp);
+	for (i = 0; i < n; i++) {
+		if (!r->prev[i] || r->prev[i] == dp->ev_slots[i].state)
+			continue;
+		mrc_ev_emit(qp, i, r->prev[i], MRC_EV_REASON_CONTROLLER);
+		excluded |= dp->ev_slots[i].state != MRC_EV_STATE_GOOD;
+	}
+	mrc_ev_release(qp);
+	if (excluded)
+		mrc_ev_hold(qp);
+	mrc_ev_arm(qp, now);
+out:
+	spin_unlock_bh(&dp->lock);
+	kfree(r);
 }
 
-/* State of the EV in slot @slot of @qp, as a MRC_EV_STATE_* bit. */
+/*
+ * State of the EV in slot @slot of @qp, as a MRC_EV_STATE_* bit; GOOD for
+ * a slot the QP does not use.  Lockless: a snapshot.
+ */
 u32 mrc_ev_qp_state(struct mrc_qp *qp, u32 slot)
 {
-	return MRC_EV_STATE_GOOD;
+	if (slot >= READ_ONCE(qp->dp.nevs))
+		return MRC_EV_STATE_GOOD;
+	return READ_ONCE(qp->dp.ev_slots[slot].state);
 }
 
-/* EVs @qp currently sends on. */
+/* EVs @qp currently sends on.  Lockless: a snapshot. */
 u32 mrc_ev_qp_usable(struct mrc_qp *qp)
 {
-	return READ_ONCE(qp->dp.nevs);
+	struct mrc_qp_dp *dp = &qp->dp;
+	u32 i, n = 0, nevs = min_t(u32, READ_ONCE(dp->nevs), MRC_MAX_EV_COUNT);
+	u32 down = READ_ONCE(dp->peer_down);
+
+	for (i = 0; i < nevs; i++) {
+		u8 state = READ_ONCE(dp->ev_slots[i].state);
+		u8 flags = READ_ONCE(dp->ev_slots[i].flags);
+		u8 port = READ_ONCE(dp->evs[i].port);
+
+		if ((state == MRC_EV_STATE_GOOD || (flags & MRC_EV_SLOT_HELD)) &&
+		    port < MRC_EV_PORT_BITS && !(down & BIT(port)) &&
+		    mrc_port_active(qp->dev, port))
+			n++;
+	}
+	return n;
 }
 
-/* An endpoint EV probe towards @peer on @ev was answered. */
+/* @qp is connected to @peer. */
+static bool mrc_ev_qp_peer(struct mrc_qp *qp, const union ib_gid *peer)
+{
+	return !qp->dp.stopped && qp->dp.nevs &&
+	       qp->state >= IB_QPS_RTR && qp->state != IB_QPS_ERR &&
+	       !memcmp(qp->path.dgid.raw, peer->raw, sizeof(peer->raw));
+}
+
+/**
+ * mrc_ev_probe_ok - an endpoint EV probe towards @peer on @ev was answered
+ * @dev: the device
+ * @peer: the peer's GID
+ * @ev: the EV (and port) the probe went on
+ *
+ * Every QP of @dev towards @peer holding @ev ASSUMED_BAD makes it GOOD.
+ * Any context; takes each QP's dp.lock (hold none).
+ */
 void mrc_ev_probe_ok(struct mrc_dev *dev, const union ib_gid *peer,
 		     const struct mrc_path *ev)
 {
+	struct mrc_qp *qp;
+	unsigned long idx;
+	u32 i;
+
+	rcu_read_lock();
+	xa_for_each(&dev->qp_xa, idx, qp) {
+		spin_lock_bh(&qp->dp.lock);
+		if (mrc_ev_qp_peer(qp, peer)) {
+			for (i = 0; i < qp->dp.nevs; i++)
+				if (qp->dp.ev_slots[i].state ==
+				    MRC_EV_STATE_ASSUMED_BAD &&
+				    mrc_ev_path_eq(&qp->dp.evs[i], ev))
+					mrc_ev_set(qp, i, MRC_EV_STATE_GOOD,
+						   MRC_EV_REASON_PROBE);
+		}
+		spin_unlock_bh(&qp->dp.lock);
+	}
+	rcu_read_unlock();
 }
 
-/* @peer says its ports in @down_mask are down. */
+/**
+ * mrc_ev_peer_ports - @peer says its ports in @down_mask are down
+ * @dev: the device
+ * @peer: the peer's GID
+ * @down_mask: bit n set: the peer's port n is down (bit 0 unused)
+ *
+ * Every QP of @dev towards @peer stops using EVs on those ports (of its own
+ * device: planes are numbered alike on both ends) until a later update
+ * clears them.  Any context; takes each QP's dp.lock (hold none).
+ */
 void mrc_ev_peer_ports(struct mrc_dev *dev, const union ib_gid *peer,
 		       u32 down_mask)
 {
+	struct mrc_qp *qp;
+	unsigned long idx;
+
+	rcu_read_lock();
+	xa_for_each(&dev->qp_xa, idx, qp) {
+		spin_lock_bh(&qp->dp.lock);
+		if (mrc_ev_qp_peer(qp, peer) &&
+		    qp->dp.peer_down != down_mask) {
+			qp->dp.peer_down = down_mask;
+			mrc_req_kick(qp);
+		}
+		spin_unlock_bh(&qp->dp.lock);
+	}
+	rcu_read_unlock();
 }

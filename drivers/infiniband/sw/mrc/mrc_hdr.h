@@ -241,6 +241,12 @@ struct mrc_peth {
 #define MRC_EV_SPORT_SHIFT		16
 #define MRC_EV_FLOW_MASK		0xffff	/* EV bits in the flow label */
 
+/* The 32-bit entropy field naming an EV: sport (31:16), flow label (15:0). */
+static inline u32 mrc_ev_entropy(u16 sport, u16 flow)
+{
+	return (u32)sport << MRC_EV_SPORT_SHIFT | (flow & MRC_EV_FLOW_MASK);
+}
+
 /* IP: DSCP sits above the two ECN bits; an IPv4 GID is ::ffff:a.b.c.d. */
 #define MRC_DSCP_SHIFT			2
 #define MRC_GID_V4_OFFSET		12

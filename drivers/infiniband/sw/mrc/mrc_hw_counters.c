@@ -49,6 +49,13 @@ static const struct rdma_stat_desc mrc_counter_descs[MRC_NUM_COUNTERS] = {
 	[MRC_CNT_REMOTE_ACCESS_ERRORS].name = "remote_access_errors",
 	[MRC_CNT_TX_ROUTE_ERRORS].name = "tx_route_errors",
 	[MRC_CNT_LINK_DOWNED].name = "link_downed",
+	[MRC_CNT_EV_SKIP].name = "ev_skip",
+	[MRC_CNT_EV_ASSUMED_BAD].name = "ev_assumed_bad",
+	[MRC_CNT_EV_SKIP_EXPIRED].name = "ev_skip_expired",
+	[MRC_CNT_EV_RECOVERED].name = "ev_recovered",
+	[MRC_CNT_EV_PROBES_SENT].name = "ev_probes_sent",
+	[MRC_CNT_EV_PROBES_ANSWERED].name = "ev_probes_answered",
+	[MRC_CNT_EV_MIN_ACTIVE_HOLDS].name = "ev_min_active_holds",
 };
 
 void mrc_counter_inc(struct mrc_dev *dev, enum mrc_counter c)

@@ -37,12 +37,13 @@ static DEFINE_MUTEX(mrc_net_mutex);
 /* Send what was queued under the QP's lock, now that it is released. */
 void mrc_net_xmit_list(struct mrc_qp *qp, struct sk_buff_head *list)
 {
-	struct mrc_tx_cb *cb;
+	struct mrc_tx_cb cb;
 	struct sk_buff *skb;
 
 	while ((skb = __skb_dequeue(list))) {
-		cb = (struct mrc_tx_cb *)skb->cb;
-		mrc_net_xmit(qp, skb, &cb->path, cb->dscp, cb->ect);
+		/* A copy: sending clears skb->cb, and with it the path. */
+		cb = *(struct mrc_tx_cb *)skb->cb;
+		mrc_net_xmit(qp, skb, &cb.path, cb.dscp, cb.ect);
 	}
 }
 

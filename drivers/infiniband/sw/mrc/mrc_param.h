@@ -106,6 +106,22 @@
 #define MRC_DEFAULT_MAX_INFLIGHT	64
 #define MRC_DEFAULT_TTL			64
 
+/*
+ * The EV state machine (mrc_ev.c, Documentation/mrc/design.rst "EV
+ * states"); its (p) module parameters are defined in mrc_ev.c.
+ * ev_min_active of the built-in EV set (p): an eighth of the default set.
+ */
+#define MRC_DEFAULT_EV_MIN_ACTIVE	8
+/* An ASSUMED_BAD EV is probed every this many RTOs (p) ... */
+#define MRC_DEFAULT_EV_PROBE_RTOS	4
+/* ... but never more often than this, nor less often than that. */
+#define MRC_EV_PROBE_MIN_US		1000
+#define MRC_EV_PROBE_MAX_US		1000000
+/* EV probes one tasklet run sends at most; the rest wait for the next. */
+#define MRC_EV_PROBE_BURST		16
+/* Probe ids remembered as EV probes (a power of two). */
+#define MRC_EV_PROBE_IDS		256
+
 /* DSCP classes (p). */
 #define MRC_DEFAULT_DSCP_NO_TRIM	0
 #define MRC_DEFAULT_DSCP_TRIMMABLE	8
@@ -155,5 +171,7 @@ extern unsigned int mrc_param_dscp_retx;
 extern unsigned int mrc_param_dscp_control;
 extern unsigned int mrc_param_control_pkey;
 extern unsigned int mrc_param_ev_event_rate;
+extern unsigned int mrc_param_ev_min_active;
+extern unsigned int mrc_param_ev_probe_rtos;
 
 #endif /* MRC_PARAM_H */

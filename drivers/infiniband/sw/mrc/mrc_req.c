@@ -5,13 +5,15 @@
  * and sprays them over the QP's entropy values; it never sends a PSN at or
  * beyond the responder's window edge (cack_psn + MPR).  Packets the completer
  * or the timer flagged are resent first, with rtx set, on the
- * retransmission DSCP and another EV.
+ * retransmission DSCP and another EV.  Only EVs the state machine
+ * (mrc_ev.c) keeps in use carry data.
  */
 #include <linux/jhash.h>
 #include <linux/ktime.h>
 #include <linux/vmalloc.h>
 
 #include "mrc.h"
+#include "mrc_ev.h"
 #include "mrc_hdr.h"
 
 /* Packets one tasklet run sends before yielding. */
@@ -186,19 +188,6 @@ static u8 mrc_req_opcode(struct mrc_swqe *sw, u32 off, u32 len)
 }
 
 /*
- * The slot of the next EV of the rotation, other than slot @avoid when we
- * can (@avoid out of range: no preference).
- */
-static u16 mrc_req_next_ev(struct mrc_qp_dp *dp, u32 avoid)
-{
-	u16 slot = dp->ev_next++ % dp->nevs;
-
-	if (slot == avoid && dp->nevs > 1)
-		slot = dp->ev_next++ % dp->nevs;
-	return slot;
-}
-
-/*
  * PSNs from una on we may send: the responder accepts a PSN whose distance
  * from its cack_psn (una - 1) is below its MPR, so una + MPR - 1 is the
  * first PSN beyond its edge; and our in-flight cap.
@@ -287,7 +276,8 @@ static bool mrc_req_build(struct mrc_qp *qp, u32 psn, bool rtx,
 	}
 	memset(p + tp->len, 0, pad);
 
-	tp->ev = mrc_req_next_ev(dp, rtx ? tp->ev : U32_MAX);
+	/* A resend avoids the EV the lost copy went on. */
+	tp->ev = mrc_ev_select(qp, rtx ? tp->ev : MRC_EV_NONE);
 	tp->sent_us = mrc_now_us();
 	mrc_counter_inc(qp->dev, MRC_CNT_TX_DATA_PKTS);
 	if (rtx)
@@ -378,10 +368,12 @@ static int mrc_req_send_new(struct mrc_qp *qp, int budget,
 }
 
 /*
- * A reliability probe: PETH on the next EV, consuming no PSN (the BTH PSN
+ * A reliability probe: PETH on EV slot @slot, consuming no PSN (the BTH PSN
  * carries the probe id); the responder answers with a SACK with PR set.
+ * @ev: it tests that EV for the state machine.
  */
-static void mrc_req_probe(struct mrc_qp *qp, struct sk_buff_head *txq)
+static bool mrc_req_probe(struct mrc_qp *qp, u32 slot, bool ev,
+			  struct sk_buff_head *txq)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
 	struct mrc_peth *peth;
@@ -390,8 +382,9 @@ static void mrc_req_probe(struct mrc_qp *qp, struct sk_buff_head *txq)
 
 	skb = mrc_net_alloc_skb(qp, MRC_BTH_LEN + MRC_PETH_LEN);
 	if (!skb)
-		return;
+		return false;
 	dp->probe_id++;
+	__assign_bit(dp->probe_id % MRC_EV_PROBE_IDS, dp->ev_probe_ids, ev);
 	bth = (struct mrc_bth *)skb->data;
 	memset(bth, 0, MRC_BTH_LEN + MRC_PETH_LEN);
 	bth->opcode = MRC_OP_PROBE;
@@ -404,9 +397,17 @@ static void mrc_req_probe(struct mrc_qp *qp, struct sk_buff_head *txq)
 	peth->tx_ts = htons(mrc_now_ts());
 	peth->ts_flags = htons(MRC_TSETH_TSR | MRC_TSETH_FTYPE);
 	mrc_counter_inc(qp->dev, MRC_CNT_PROBES_SENT);
+	if (ev)
+		mrc_counter_inc(qp->dev, MRC_CNT_EV_PROBES_SENT);
 	/* Probes travel on the data class, not ECN-capable. */
-	mrc_txq_add(txq, skb, &dp->evs[mrc_req_next_ev(dp, U32_MAX)],
-		    mrc_param_dscp_data, false);
+	mrc_txq_add(txq, skb, &dp->evs[slot], mrc_param_dscp_data, false);
+	return true;
+}
+
+/* A probe on the ASSUMED_BAD EV in slot @slot; false if out of memory. */
+bool mrc_req_ev_probe(struct mrc_qp *qp, u32 slot, struct sk_buff_head *txq)
+{
+	return mrc_req_probe(qp, slot, true, txq);
 }
 
 /* The verbs timeout attribute as a ceiling in microseconds; 0: none. */
@@ -491,6 +492,12 @@ static void mrc_req_expire(struct mrc_qp *qp)
 	}
 
 	mrc_counter_inc(qp->dev, MRC_CNT_TIMEOUTS);
+	/*
+	 * The oldest PSN was sent and never SACKed: the EV it last went on
+	 * is suspect.  (All SACKed and the ACK late says nothing of an EV.)
+	 */
+	if (dp->una != dp->psn_next && !(tp->flags & MRC_TXPKT_SACKED))
+		mrc_ev_timeout(qp, tp->ev);
 	dp->retries++;
 	if (qp->attr.timeout &&
 	    dp->retries > qp->attr.retry_cnt + mrc_param_exp_retries) {
@@ -543,8 +550,10 @@ static void mrc_req_task(struct tasklet_struct *t)
 	budget = mrc_req_send_new(qp, budget, &txq);
 	if (dp->probe_pending) {
 		dp->probe_pending = false;
-		mrc_req_probe(qp, &txq);
+		mrc_req_probe(qp, mrc_ev_select(qp, MRC_EV_NONE), false, &txq);
 	}
+	if (dp->ev_due)
+		mrc_ev_tick(qp, &txq);
 	if (dp->ack_probe) {
 		dp->ack_probe = false;
 		if (mrc_req_awaits_ack(qp)) {
@@ -568,6 +577,7 @@ void mrc_req_setup(struct mrc_qp *qp)
 {
 	tasklet_setup(&qp->dp.task, mrc_req_task);
 	timer_setup(&qp->dp.rto_timer, mrc_req_timeout, 0);
+	mrc_ev_setup(qp);
 }
 
 /* Destroy: no more sending, no more timers.  Process context. */
@@ -578,4 +588,5 @@ void mrc_req_stop(struct mrc_qp *qp)
 	spin_unlock_bh(&qp->dp.lock);
 	tasklet_kill(&qp->dp.task);
 	del_timer_sync(&qp->dp.rto_timer);
+	mrc_ev_stop(qp);
 }

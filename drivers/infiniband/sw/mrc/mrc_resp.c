@@ -11,11 +11,24 @@
 #include <linux/vmalloc.h>
 
 #include "mrc.h"
+#include "mrc_ev.h"
 #include "mrc_hdr.h"
 
 static u32 psn_diff(u32 a, u32 b)
 {
 	return (a - b) & MRC_PSN_MASK;
+}
+
+/* The EV a packet came on, as SACKs and NACKs echo it. */
+static u32 mrc_pkt_entropy(const struct mrc_pkt *pkt)
+{
+	return mrc_ev_entropy(pkt->sport, pkt->flow);
+}
+
+/* Control packets go on the QP's EVs in use, as its data does. */
+static const struct mrc_path *mrc_ctl_path(struct mrc_qp *qp)
+{
+	return &qp->dp.evs[mrc_ev_select(qp, MRC_EV_NONE)];
 }
 
 int mrc_resp_init(struct mrc_qp *qp)
@@ -98,11 +111,11 @@ static u16 mrc_sack_trigger_off(u32 psn, u32 cack)
 }
 
 /*
- * Queue a SACK describing what has arrived.  @trigger: the data packet's
- * PSN that caused it, or the probe id when @pr.
+ * Queue a SACK describing what has arrived.  @ev: the entropy of the packet
+ * that caused it; @trigger: its PSN, or the probe id when @pr.
  */
 static void mrc_resp_sack(struct mrc_qp *qp, struct sk_buff_head *txq,
-			  u16 ev, u8 m, bool pr, u32 trigger)
+			  u32 ev, u8 m, bool pr, u32 trigger)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
 	u32 cack = (dp->rcv_next - 1) & MRC_PSN_MASK;
@@ -126,7 +139,7 @@ static void mrc_resp_sack(struct mrc_qp *qp, struct sk_buff_head *txq,
 	seth->flags = htons(flags);
 	seth->ack_psn_off = htons(pr ? (u16)trigger :
 				 mrc_sack_trigger_off(trigger, cack));
-	seth->entropy = htonl((u32)ev << MRC_EV_SPORT_SHIFT);
+	seth->entropy = htonl(ev);
 	mrc_put24(seth->cack_psn, cack);
 	seth->mpr = dp->mpr / MRC_MPR_UNIT_PSNS;
 	/* The bitmap starts at cack + 1: bit i is PSN cack + 1 + i. */
@@ -145,13 +158,15 @@ static void mrc_resp_sack(struct mrc_qp *qp, struct sk_buff_head *txq,
 
 	dp->pkts_since_sack = 0;
 	mrc_counter_inc(qp->dev, MRC_CNT_SACKS_SENT);
-	mrc_txq_add(txq, skb, &qp->dp.evs[qp->dp.ev_next++ % qp->dp.nevs],
-		    mrc_param_dscp_control, false);
+	mrc_txq_add(txq, skb, mrc_ctl_path(qp), mrc_param_dscp_control, false);
 }
 
-/* @ts: the NACKed packet's TSETH timestamp, 0 if it had none. */
+/*
+ * @ev: the NACKed packet's entropy; @ts: its TSETH timestamp, 0 if it had
+ * none.
+ */
 static void mrc_resp_nack(struct mrc_qp *qp, struct sk_buff_head *txq,
-			  u32 psn, u8 reason, u16 ev, u16 ts)
+			  u32 psn, u8 reason, u32 ev, u16 ts)
 {
 	struct mrc_neth *neth;
 	struct sk_buff *skb;
@@ -161,12 +176,11 @@ static void mrc_resp_nack(struct mrc_qp *qp, struct sk_buff_head *txq,
 		return;
 	neth = (struct mrc_neth *)(skb->data + MRC_BTH_LEN);
 	neth->reason = reason;
-	neth->entropy = htonl((u32)ev << MRC_EV_SPORT_SHIFT);
+	neth->entropy = htonl(ev);
 	mrc_put24(neth->nack_psn, psn);
 	neth->tx_ts = htons(ts);
 	mrc_counter_inc(qp->dev, MRC_CNT_NACKS_SENT);
-	mrc_txq_add(txq, skb, &qp->dp.evs[qp->dp.ev_next++ % qp->dp.nevs],
-		    mrc_param_dscp_control, false);
+	mrc_txq_add(txq, skb, mrc_ctl_path(qp), mrc_param_dscp_control, false);
 }
 
 /* The semantic ACK or NAK (0xd1) for the messages executed so far. */
@@ -185,8 +199,7 @@ static void mrc_resp_ack(struct mrc_qp *qp, struct sk_buff_head *txq,
 	qp->dp.msn_acked = qp->dp.msn_done;
 	mrc_counter_inc(qp->dev, syndrome == MRC_AETH_ACK ?
 			MRC_CNT_ACKS_SENT : MRC_CNT_NAKS_SENT);
-	mrc_txq_add(txq, skb, &qp->dp.evs[qp->dp.ev_next++ % qp->dp.nevs],
-		    mrc_param_dscp_control, false);
+	mrc_txq_add(txq, skb, mrc_ctl_path(qp), mrc_param_dscp_control, false);
 }
 
 /* Deliver a WriteIMM's completion: one receive WQE consumed. */
@@ -410,7 +423,7 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 	if (d >= dp->mpr) {
 		mrc_counter_inc(qp->dev, MRC_CNT_OUT_OF_WINDOW);
 		mrc_resp_nack(qp, txq, pkt->psn, MRC_NACK_PSN_OOR_WINDOW,
-			      pkt->sport, ts);
+			      mrc_pkt_entropy(pkt), ts);
 		goto out;
 	}
 
@@ -433,8 +446,8 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 			if (mrc_queue_pending(&qp->rq, qp->rq_cons) <=
 			    dp->imm_reserved) {
 				mrc_resp_nack(qp, txq, pkt->psn,
-					      MRC_NACK_NO_RESOURCE, pkt->sport,
-					      ts);
+					      MRC_NACK_NO_RESOURCE,
+					      mrc_pkt_entropy(pkt), ts);
 				goto out;
 			}
 			dp->imm_reserved++;
@@ -486,11 +499,11 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 					 MRC_SACK_EVERY_PKTS);
 reply:
 	if (pkt->ce)
-		mrc_resp_sack(qp, txq, pkt->sport, MRC_SACK_M_SKIP_ONCE,
-			      false, pkt->psn);
+		mrc_resp_sack(qp, txq, mrc_pkt_entropy(pkt),
+			      MRC_SACK_M_SKIP_ONCE, false, pkt->psn);
 	else if (sack)
-		mrc_resp_sack(qp, txq, pkt->sport, MRC_SACK_M_NONE, false,
-			      pkt->psn);
+		mrc_resp_sack(qp, txq, mrc_pkt_entropy(pkt), MRC_SACK_M_NONE,
+			      false, pkt->psn);
 	skb_queue_splice_tail_init(&naks, txq);
 	if (dup ? dp->executed :
 	    ok && dp->msn_done != dp->msn_acked && (sack || pkt->ce || last))
@@ -513,8 +526,8 @@ void mrc_resp_probe(struct mrc_qp *qp, struct mrc_pkt *pkt,
 	if (mrc_resp_active(qp)) {
 		mrc_counter_inc(qp->dev, MRC_CNT_PROBES_RCVD);
 		qp->dp.echo_ts = ntohs(peth->tx_ts);
-		mrc_resp_sack(qp, txq, pkt->sport, MRC_SACK_M_NONE, true,
-			      ntohs(peth->probe_id));
+		mrc_resp_sack(qp, txq, mrc_pkt_entropy(pkt), MRC_SACK_M_NONE,
+			      true, ntohs(peth->probe_id));
 	}
 	spin_unlock_bh(&qp->dp.lock);
 }
@@ -532,7 +545,8 @@ void mrc_resp_unexpected(struct mrc_qp *qp, struct mrc_pkt *pkt,
 		mrc_counter_inc(qp->dev, MRC_CNT_DROP_BAD_OPCODE);
 		goto out;
 	}
-	mrc_resp_nack(qp, txq, pkt->psn, MRC_NACK_UNEXP_EVENT, pkt->sport, 0);
+	mrc_resp_nack(qp, txq, pkt->psn, MRC_NACK_UNEXP_EVENT,
+		      mrc_pkt_entropy(pkt), 0);
 	mrc_counter_inc(qp->dev, MRC_CNT_NACK_UNEXP_EVENT);
 	mrc_qp_error(qp);
 out:

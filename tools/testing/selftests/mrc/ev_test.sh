@@ -1,0 +1,592 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The EV state machine of the datapath (Documentation/mrc/design.rst, "EV
+# states"): the requester routes around failed and congested paths by
+# itself, with no QP error.  scripts/fabric routed: h1 - fw - h2, mrcA on
+# h1 (the requester, mrc_xfer client), mrcB on h2 (the responder).  fw's
+# eth2 carries h1 -> h2 (data, probes), eth1 h2 -> h1 (SACK, NACK, ACK).
+# The QPs have mrc_xfer's timeout 14 and retry_cnt 7.  Evidence: device
+# counters, payload bytes checked by mrc_xfer, and a capture on h1 decoded
+# by the project's dissector (tools/wireshark/mrc.lua).
+#
+# 1. ASSUMED_BAD and recovery.  fw silently drops, on eth2, every MRC
+#    packet whose UDP source port has its low BH_BITS bits equal to
+#    BH_VALUE.  The built-in EV set of a QP is ev_count ports at an odd
+#    stride, so exactly K = ev_count / 2^BH_BITS of its EVs are
+#    blackholed.  One-packet writes, one in flight at a time (paced by a
+#    delay on eth1): each blackholed EV carries one data packet, lost; the
+#    RTO that follows is attributed to it and it goes ASSUMED_BAD (the
+#    RTO floor is raised so that only real loss expires it).  Once K are,
+#    the filter is removed; the probes the requester sends on each
+#    ASSUMED_BAD EV are then answered and the EVs are GOOD again.  The
+#    transfer verifies, with no retry exhausted.  The capture shows the
+#    episodes: a timeout retransmission of a PSN never SACKed condemns
+#    the EV its previous copy went on, a SACK with PR=1 answering a probe
+#    sent on it meanwhile (and echoing it) ends the episode.  Exactly the
+#    K blackholed EVs are condemned once each (a vCPU stalled past the
+#    RTO may condemn others too: reported, and counted below); each
+#    carries exactly one data packet before its answer and data again
+#    after it; no condemned EV carries data.  ev_assumed_bad,
+#    ev_recovered, timeout_retransmits, ev_probes_sent and
+#    ev_probes_answered equal what the capture shows.
+# 2. SKIP.  A tbf bottleneck with a red ... ecn child on eth2 marks data
+#    packets CE; each SACK with M=SKIP_ONCE makes its EV SKIP, and the EV
+#    is GOOD again once the SKIP hold time passed: ev_skip > 0, at most
+#    one per M=SKIP_ONCE SACK (one per CE arrival, path_test.sh), and
+#    ev_skip_expired > 0 but no more than ev_skip; no retransmission and no
+#    EV ASSUMED_BAD.
+#
+# Each assertion prints "ok: ..." or "not ok: ..."; the test goes on to
+# the next assertion where it can and exits non-zero if any failed.
+# Runs as root in a test guest, after `make -C <repo> install`.
+
+SELF_DIR=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SELF_DIR/lib.sh"
+# shellcheck source=SCRIPTDIR/xfer_lib.sh
+. "$SELF_DIR/xfer_lib.sh"
+mrc_test_init
+
+WS_DIR=$MRC_REPO/tools/wireshark
+PARAMS=/sys/module/$MRC_MODULE/parameters
+DATA_LINK=eth2		# fw's link towards h2: h1 -> h2
+CTL_LINK=eth1		# fw's link towards h1: h2 -> h1
+
+# Captures.
+SNAPLEN=2048
+CAPTURE_BUFFER_KIB=32768
+CAPTURE_SECS=60
+TSHARK_SECS=240
+PING_WAIT=5
+
+# Wire format (Documentation/mrc/wire-format.rst).
+IPV4_VIHL=0x45		# IPv4, no options: the offsets below hold
+IP_PROTO_OFF=9
+UDP_SPORT_OFF=20
+UDP_DPORT_OFF=22
+IPPROTO_UDP=17
+EV_SHIFT=16		# entropy fields carry the EV as sport << 16
+UDP_BTH_OPCODE=8	# offsets from the UDP header: BTH opcode
+OP_ACK=0xd1
+
+# Only real loss may expire the RTO (xfer_lib.sh, XFER_LOSSLESS_PARAMS).
+RTO_MIN_US=200000
+
+# 1: blackhole.
+BH_BITS=3
+BH_VALUE=5
+BH_SIZE=64		# one packet per write
+BH_ITERS=600
+BH_PSN=$((0x4a0000))
+BH_DELAY=10ms		# on eth1: paces the writes (one RTT each)
+BH_SECS=240
+BH_WAIT_SECS=120	# for the EVs to go ASSUMED_BAD, then GOOD
+# 2: SKIP.
+ECN_PSN=$((0x5b0000))
+ECN_SIZE=$((1024 * 1024))
+ECN_SECS=120
+ECN_BANDS=3
+ECN_MRC_BAND=3
+ECN_RATE=32mbit
+ECN_TBF_BURST=16kb
+ECN_TBF_LATENCY=500ms
+ECN_RED_LIMIT=400000
+ECN_RED_MIN=3000
+ECN_RED_MAX=9000
+ECN_RED_AVPKT=1100
+ECN_RED_BURST=6
+
+for tool in tshark tcpdump mergecap tc ping; do
+	command -v "$tool" >/dev/null || fail "$tool is not installed"
+done
+export HOME=$MRC_TMP
+
+# --- TAP-ish results --------------------------------------------------------
+
+NOT_OK=0
+CASE=
+
+ok() { log "ok: $CASE: $*"; }
+
+not_ok() {
+	log "not ok: $CASE: $*"
+	NOT_OK=$((NOT_OK + 1))
+}
+
+expect_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1 ($3)"
+	else
+		not_ok "$1: expected $2, got '$3'"
+	fi
+}
+
+expect_num() {
+	if [[ $2 =~ ^-?[0-9]+$ ]] && test "$2" "$3" "$4"; then
+		ok "$1 ($2)"
+	else
+		not_ok "$1: '$2' $3 $4 is false"
+	fi
+}
+
+case_begin() {
+	CASE=$1
+	MARKERS=0
+	log "== $CASE: $2 (at $((SECONDS - START)) s)"
+}
+
+# --- counters and parameters --------------------------------------------------
+
+hwc_at_least() {
+	local v
+	read -r v <"/sys/class/infiniband/$1/ports/$MRC_PORT/hw_counters/$2" ||
+		return 1
+	[ "$v" -ge "$3" ]
+}
+
+# counter_at TAG DEV NAME: the counter in snapshot TAG.
+counter_at() {
+	local v=${COUNTERS[$1.$2.$3]:-}
+	[ -n "$v" ] || fail "no counter $3 of $2 in snapshot $1"
+	printf '%s\n' "$v"
+}
+
+declare -A PARAM_SAVED=()
+
+param_write() {
+	printf '%s\n' "$2" >"$PARAMS/$1"
+}
+
+param_set() {
+	local old
+	if [ -z "${PARAM_SAVED[$1]:-}" ]; then
+		read -r old <"$PARAMS/$1" || fail "no module parameter $1"
+		PARAM_SAVED[$1]=$old
+		cleanup_push param_write "$1" "$old"
+	fi
+	param_write "$1" "$2"
+	log "    $MRC_MODULE $1=$2"
+}
+
+param_get() {
+	local v
+	read -r v <"$PARAMS/$1" || fail "no module parameter $1"
+	printf '%s\n' "$v"
+}
+
+# --- tc in fw ---------------------------------------------------------------------
+
+fw() { run ip netns exec "$XFER_ROUTER_NS" "$@"; }
+
+tc_clear() {
+	ip netns exec "$XFER_ROUTER_NS" tc qdisc del dev "$1" clsact \
+		2>/dev/null || true
+	ip netns exec "$XFER_ROUTER_NS" tc qdisc del dev "$1" root \
+		2>/dev/null || true
+}
+
+# tc_drop DEV MATCH...: drop the MRC packets (IPv4 without options, UDP to
+# port 4791) leaving DEV that match.
+tc_drop() {
+	local dev=$1
+	shift
+	fw tc qdisc add dev "$dev" clsact
+	fw tc filter add dev "$dev" egress protocol ip prio 1 u32 \
+		match u8 "$IPV4_VIHL" 0xff at 0 \
+		match u8 "$IPPROTO_UDP" 0xff at "$IP_PROTO_OFF" \
+		match u16 "$MRC_DEFAULT_UDP_PORT" 0xffff at "$UDP_DPORT_OFF" \
+		"$@" action drop
+}
+
+tc_dropped() {
+	local n
+	fw tc -s filter show dev "$1" egress
+	n=$(sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' "$BOUNDED_OUT" | head -n 1)
+	if [ -z "$n" ]; then
+		bounded_output
+		fail "no drop count in tc -s filter show dev $1 egress"
+	fi
+	printf '%s\n' "$n"
+}
+
+# --- captures ---------------------------------------------------------------------
+
+MARKERS=0
+
+# cap_start NAME NS DEV: tcpdump into NAME.pcap of what the checks use: MRC
+# packets but semantic ACKs, and ICMP (the markers).
+cap_start() {
+	local name=$1 out
+	bg_start "cap.$name" ip netns exec "$2" tcpdump -i "$3" -n \
+		-s "$SNAPLEN" -B "$CAPTURE_BUFFER_KIB" --immediate-mode -U \
+		-w "$MRC_TMP/$name.pcap" \
+		"(udp dst port $MRC_DEFAULT_UDP_PORT and udp[$UDP_BTH_OPCODE] != $OP_ACK) or icmp"
+	out=$(bg_out "cap.$name")
+	wait_until "tcpdump listening on $2 $3" "$WAIT_TIMEOUT" \
+		grep -q 'listening on' "$out"
+}
+
+marker_ping() {
+	run ip netns exec "$XFER_NS_A" ping -c 1 -W "$PING_WAIT" "$XFER_SERVER_IP"
+	MARKERS=$((MARKERS + 1))
+}
+
+markers_in() {
+	local n
+	bounded "$CMD_TIMEOUT" tcpdump -n -r "$1" 'icmp[icmptype] = icmp-echo' ||
+		return 1
+	n=$(grep -c 'ICMP echo request' "$BOUNDED_OUT" || true)
+	[ "$n" -ge "$MARKERS" ]
+}
+
+# caps_stop NAME...: one more marker, then stop each capture once it has
+# written it; a capture that dropped packets is not trustworthy.
+caps_stop() {
+	local name pid out
+	marker_ping
+	for name in "$@"; do
+		wait_until "the marker pings in capture $name" "$CAPTURE_SECS" \
+			markers_in "$MRC_TMP/$name.pcap"
+		pid=$(ps -o pid= --ppid "${BG_PID[cap.$name]}" | tr -d ' ')
+		[ -n "$pid" ] || fail "tcpdump of $name is not running"
+		kill -INT "$pid"
+		bg_wait "cap.$name" "$CAPTURE_SECS" || fail "tcpdump of $name did not stop"
+		out=$(bg_out "cap.$name")
+		if grep -q '^0 packets dropped by kernel' "$out"; then
+			ok "capture $name complete ($(grep 'captured' "$out"))"
+		else
+			not_ok "capture $name dropped packets: $(tr '\n' ' ' <"$out")"
+		fi
+	done
+}
+
+TSHARK_FIELDS=(frame.number ip.src ip.dst ip.dsfield.ecn udp.srcport
+	mrc.opcode mrc.psn mrc.rtx mrc.seth.m mrc.seth.pr mrc.seth.entropy
+	mrc.seth.probe_id mrc.peth.probe_id mrc.icrc.status mrc.malformed
+	_ws.lua.error mrc.seth.cack_psn)
+
+# shellcheck disable=SC2016 # awk code
+AWK_LIB='
+BEGIN {
+	FS = "|"
+	C_FRAME = 1; C_SRC = 2; C_DST = 3; C_ECN = 4; C_SPORT = 5; C_OP = 6
+	C_PSN = 7; C_RTX = 8; C_M = 9; C_PR = 10; C_SENT = 11; C_SPROBE = 12
+	C_PPROBE = 13; C_ICRC = 14; C_MALF = 15; C_LUAERR = 16; C_CACK = 17
+	OP_DATA_FIRST = 198; OP_DATA_LAST = 203
+	OP_SACK = 220; OP_PROBE = 222
+}
+function hex(s,   i, c, v) {
+	s = tolower(s); sub(/^0x/, "", s); v = 0
+	for (i = 1; i <= length(s); i++) {
+		c = index("0123456789abcdef", substr(s, i, 1)) - 1
+		v = v * 16 + c
+	}
+	return v
+}
+{ op = $C_OP == "" ? -1 : hex($C_OP) }
+function is_data() { return op >= OP_DATA_FIRST && op <= OP_DATA_LAST }
+'
+
+tshark_fields() {
+	local -a args=()
+	local f
+	for f in "${TSHARK_FIELDS[@]}"; do
+		args+=(-e "$f")
+	done
+	tshark -n -r "$1" -X lua_script:"$WS_DIR/mrc.lua" \
+		-Y "udp.port == $MRC_DEFAULT_UDP_PORT" -T fields \
+		-E separator='|' -E occurrence=f "${args[@]}" >"$2"
+}
+
+# decode NAME: NAME.pcap decoded into $MRC_TMP/NAME.fields; every MRC frame
+# must decode without error and with a good ICRC.
+FIELDS=
+decode() {
+	local name=$1 bad t0
+	FIELDS=$MRC_TMP/$name.fields
+	t0=$SECONDS
+	bounded "$TSHARK_SECS" tshark_fields "$MRC_TMP/$name.pcap" "$FIELDS" ||
+		fail "tshark did not finish in ${TSHARK_SECS}s"
+	log "    decoded $name in $((SECONDS - t0)) s"
+	if [ "$BOUNDED_RC" -ne 0 ]; then
+		bounded_output
+		fail "tshark exit status $BOUNDED_RC"
+	fi
+	# shellcheck disable=SC2016 # awk code
+	bad=$(awk "$AWK_LIB"'
+		{
+			n++
+			if (op < 0 || $C_ICRC != 1 || $C_MALF != "" || $C_LUAERR != "")
+				bad++
+		}
+		END { print n + 0, bad + 0 }' "$FIELDS")
+	if [ "${bad#* }" = 0 ] && [ "${bad% *}" -gt 0 ]; then
+		ok "${bad% *} MRC frames in $name decode with a good ICRC"
+	else
+		not_ok "MRC frames in $name: ${bad#* } of ${bad% *} malformed or with a bad ICRC"
+	fi
+}
+
+declare -A R=()
+results() {
+	local key value
+	R=()
+	while read -r key value; do
+		R[$key]=$value
+	done <"$1"
+}
+
+# --- mrc_xfer in the background --------------------------------------------------
+
+xfer_async() {
+	bg_start "$1.xfer" xfer_try "$@"
+	XFER_CLIENT_OUT=$(bg_out "$1.client")
+	XFER_SERVER_OUT=$(bg_out "$1.server")
+}
+
+xfer_async_ok() {
+	if ! bg_wait "$1.xfer" "$2"; then
+		log "    mrc_xfer $1 still running after $2 s: killed"
+		bg_kill "$1.xfer"
+	fi
+	XFER_CLIENT_RESULT=
+	XFER_SERVER_RESULT=
+	[ ! -f "$XFER_CLIENT_OUT" ] || XFER_CLIENT_RESULT=$(result_of "$XFER_CLIENT_OUT")
+	[ ! -f "$XFER_SERVER_OUT" ] || XFER_SERVER_RESULT=$(result_of "$XFER_SERVER_OUT")
+	bg_done "$1.xfer" && [ "$(bg_rc "$1.xfer")" = 0 ]
+}
+
+expect_xfer() {
+	if xfer_async_ok "$2" "$3"; then
+		ok "$1: ${XFER_CLIENT_RESULT#RESULT }"
+	else
+		xfer_show || true
+		not_ok "$1: mrc_xfer failed (client '$XFER_CLIENT_RESULT'," \
+			"server '$XFER_SERVER_RESULT')"
+	fi
+}
+
+# xfer_running NAME: the transfer has not ended yet.
+xfer_running() {
+	! bg_done "$1.xfer"
+}
+
+# --- 1: ASSUMED_BAD and recovery ----------------------------------------------------
+
+case_blackhole() {
+	local mod=$((1 << BH_BITS)) nevs k base
+
+	nevs=$(param_get ev_count)
+	k=$((nevs / mod))
+	case_begin blackhole "EVs with sport % $mod = $BH_VALUE blackholed on fw $DATA_LINK ($k of $nevs)"
+	[ "$k" -ge 1 ] || fail "ev_count $nevs: no EV to blackhole"
+	param_set rto_min_us "$RTO_MIN_US"
+
+	cleanup_push tc_clear "$CTL_LINK"
+	fw tc qdisc add dev "$CTL_LINK" root netem delay "$BH_DELAY"
+	cleanup_push tc_clear "$DATA_LINK"
+	tc_drop "$DATA_LINK" match u16 "$BH_VALUE" $((mod - 1)) at "$UDP_SPORT_OFF"
+	cap_start bh_h1 "$XFER_NS_A" "$XFER_NETDEV"
+	counters_snap bh.0
+	log "    transfer starts (at $((SECONDS - START)) s)"
+	xfer_async bh "$BH_SECS" --size "$BH_SIZE" --iters "$BH_ITERS" \
+		--outstanding 1 --psn "$BH_PSN"
+
+	# Each blackholed EV loses its one packet, and its RTO condemns it.
+	base=$(counter_at bh.0 "$XFER_DEV_A" ev_assumed_bad)
+	wait_until "$k EVs of $XFER_DEV_A ASSUMED_BAD" "$BH_WAIT_SECS" \
+		hwc_at_least "$XFER_DEV_A" ev_assumed_bad $((base + k))
+	counters_snap bh.1
+	log "    $k EVs ASSUMED_BAD (at $((SECONDS - START)) s," \
+		"$(counter_delta bh.0 bh.1 "$XFER_DEV_A" tx_data_pkts) data packets)"
+	xfer_running bh || not_ok "the transfer ended before the filter was removed"
+	expect_num "the blackhole dropped packets" "$(tc_dropped "$DATA_LINK")" -ge "$k"
+	fw tc qdisc del dev "$DATA_LINK" clsact
+	log "    blackhole lifted (at $((SECONDS - START)) s)"
+	counters_snap bh.lift
+
+	# Their probes are answered now: GOOD again.
+	base=$(counter_at bh.0 "$XFER_DEV_A" ev_recovered)
+	wait_until "$k EVs of $XFER_DEV_A GOOD again" "$BH_WAIT_SECS" \
+		hwc_at_least "$XFER_DEV_A" ev_recovered $((base + k))
+	xfer_running bh || not_ok "the transfer ended before the EVs recovered"
+	counters_snap bh.rec
+	log "    recovered (at $((SECONDS - START)) s," \
+		"$(counter_delta bh.lift bh.rec "$XFER_DEV_A" tx_data_pkts) data packets after the lift)"
+	expect_xfer "$BH_ITERS one-packet writes verified" bh \
+		$((BH_SECS + XFER_SLACK * 2))
+	counters_snap bh.2
+	caps_stop bh_h1
+	tc_clear "$CTL_LINK"
+	counters_show bh.0 bh.2 tx_data_pkts retransmits timeout_retransmits \
+		timeouts retry_exceeded probes_sent probe_sacks_rcvd ev_assumed_bad \
+		ev_recovered ev_probes_sent ev_probes_answered ev_min_active_holds
+
+	expect_eq "$XFER_DEV_A: every timeout resent one packet" \
+		"$(counter_delta bh.0 bh.2 "$XFER_DEV_A" timeouts)" \
+		"$(counter_delta bh.0 bh.2 "$XFER_DEV_A" timeout_retransmits)"
+	expect_eq "$XFER_DEV_A: every EV that went ASSUMED_BAD recovered" \
+		"$(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_assumed_bad)" \
+		"$(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_recovered)"
+	expect_eq "$XFER_DEV_A: no retry exceeded" 0 \
+		"$(counter_delta bh.0 bh.2 "$XFER_DEV_A" retry_exceeded)"
+	expect_eq "$XFER_DEV_A: no min-active hold" 0 \
+		"$(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_min_active_holds)"
+
+	decode bh_h1
+	# Episodes of ASSUMED_BAD, as the capture shows them: a timeout
+	# retransmission (rtx set) of a PSN never SACKed condemns the EV its
+	# previous copy went on; a SACK with PR set answering a probe sent on
+	# that EV while condemned, and echoing it, ends the episode.  (The
+	# data PSNs do not wrap in this run.)
+	# shellcheck disable=SC2016 # awk code
+	awk -v client="$XFER_ROUTED_IP_A" -v mod="$mod" -v val="$BH_VALUE" \
+		-v shift_mul=$((1 << EV_SHIFT)) "$AWK_LIB"'
+		function bh(s) { return s % mod == val }
+		op == OP_SACK && $C_DST == client && $C_CACK != "" {
+			if (cack == "" || $C_CACK + 0 > cack) cack = $C_CACK + 0
+		}
+		is_data() && $C_SRC == client {
+			s = $C_SPORT
+			p = $C_PSN + 0
+			if ($C_RTX == 1) {
+				rtx++
+				if ((p in last) && (cack == "" || p > cack) &&
+				    !(last[p] in bad)) {
+					bad[last[p]] = 1
+					episodes++
+					if (bh(last[p])) bh_episodes++
+				}
+			}
+			last[p] = s
+			if (s in bad) used_bad++
+			if (!bh(s)) next
+			seen[s] = 1
+			if (s in ans) post[s]++
+			else pre[s]++
+		}
+		op == OP_PROBE && $C_SRC == client {
+			id = hex($C_PPROBE)
+			psport[id] = $C_SPORT
+			if ($C_SPORT in bad) { evprobe[id] = 1; evprobes++ }
+		}
+		op == OP_SACK && $C_DST == client && $C_PR == 1 {
+			id = hex($C_SPROBE)
+			if (!(id in evprobe)) next
+			evans++
+			s = psport[id]
+			if (hex($C_SENT) != s * shift_mul) { badev++; next }
+			if (s in bad) { delete bad[s]; recovered++ }
+			if (bh(s) && !(s in ans)) ans[s] = $C_FRAME
+		}
+		END {
+			for (s in seen) {
+				k++
+				if (pre[s] != 1) badpre++
+				if (!(s in ans)) unanswered++
+				if (!post[s]) nodata++
+			}
+			print "k", k + 0
+			print "badpre", badpre + 0
+			print "unanswered", unanswered + 0
+			print "nodata", nodata + 0
+			print "rtx", rtx + 0
+			print "episodes", episodes + 0
+			print "bh_episodes", bh_episodes + 0
+			print "recovered", recovered + 0
+			print "used_bad", used_bad + 0
+			print "evprobes", evprobes + 0
+			print "evans", evans + 0
+			print "badev", badev + 0
+		}' "$FIELDS" >"$MRC_TMP/bh.results"
+	results "$MRC_TMP/bh.results"
+	log "    capture: ${R[k]} blackholed EVs used; ${R[episodes]} EVs condemned" \
+		"(${R[bh_episodes]} blackholed), ${R[evprobes]} probes on them," \
+		"${R[evans]} answered"
+	expect_eq "the capture shows $k blackholed EVs carrying data" "$k" "${R[k]}"
+	expect_eq "each was condemned once" "$k" "${R[bh_episodes]}"
+	expect_eq "each carried one data packet (lost) before a probe on it was answered" \
+		0 "${R[badpre]}"
+	expect_eq "each had a probe answered by a SACK with PR=1 echoing it" "0 0" \
+		"${R[unanswered]} ${R[badev]}"
+	expect_eq "each carried data again after that" 0 "${R[nodata]}"
+	expect_eq "no data packet on a condemned EV before its probe was answered" 0 \
+		"${R[used_bad]}"
+	if [ "${R[episodes]}" != "${R[bh_episodes]}" ]; then
+		log "    $((R[episodes] - R[bh_episodes])) spurious expiries (a stalled vCPU) condemned other EVs"
+	fi
+	expect_eq "$XFER_DEV_A ev_assumed_bad = EVs condemned in the capture" \
+		"${R[episodes]}" "$(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_assumed_bad)"
+	expect_eq "$XFER_DEV_A ev_recovered = episodes ended by a probe's answer" \
+		"${R[recovered]}" "$(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_recovered)"
+	expect_eq "$XFER_DEV_A timeout_retransmits = data packets with rtx set" \
+		"${R[rtx]}" "$(counter_delta bh.0 bh.2 "$XFER_DEV_A" timeout_retransmits)"
+	expect_eq "$XFER_DEV_A ev_probes_sent = probes on condemned EVs at h1" \
+		"${R[evprobes]}" "$(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_probes_sent)"
+	expect_eq "$XFER_DEV_A ev_probes_answered = their answers at h1" \
+		"${R[evans]}" "$(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_probes_answered)"
+	param_write rto_min_us "${PARAM_SAVED[rto_min_us]}"
+}
+
+# --- 2: SKIP ------------------------------------------------------------------------------
+
+case_skip() {
+	local marks
+
+	case_begin skip "MRC through tbf $ECN_RATE + red ecn on fw $DATA_LINK"
+	param_set rto_min_us "$RTO_MIN_US"
+	cleanup_push tc_clear "$DATA_LINK"
+	fw tc qdisc add dev "$DATA_LINK" root handle 1: prio bands "$ECN_BANDS"
+	fw tc qdisc add dev "$DATA_LINK" parent "1:$ECN_MRC_BAND" handle 30: \
+		tbf rate "$ECN_RATE" burst "$ECN_TBF_BURST" \
+		latency "$ECN_TBF_LATENCY"
+	fw tc qdisc add dev "$DATA_LINK" parent 30:1 handle 31: red \
+		limit "$ECN_RED_LIMIT" min "$ECN_RED_MIN" max "$ECN_RED_MAX" \
+		avpkt "$ECN_RED_AVPKT" burst "$ECN_RED_BURST" \
+		bandwidth "$ECN_RATE" probability 1.0 ecn
+	fw tc filter add dev "$DATA_LINK" parent 1: protocol ip prio 1 u32 \
+		match u8 "$IPV4_VIHL" 0xff at 0 \
+		match u8 "$IPPROTO_UDP" 0xff at "$IP_PROTO_OFF" \
+		match u16 "$MRC_DEFAULT_UDP_PORT" 0xffff at "$UDP_DPORT_OFF" \
+		flowid "1:$ECN_MRC_BAND"
+	counters_snap skip.0
+	xfer_async skip "$ECN_SECS" --size "$ECN_SIZE" --iters 1 --psn "$ECN_PSN"
+	expect_xfer "1 MiB write through the marking bottleneck verified" skip \
+		$((ECN_SECS + XFER_SLACK * 2))
+	counters_snap skip.1
+	tc_clear "$DATA_LINK"
+	counters_show skip.0 skip.1 tx_data_pkts retransmits timeouts ecn_marked \
+		ev_skip ev_skip_expired ev_assumed_bad ev_min_active_holds
+
+	marks=$(counter_delta skip.0 skip.1 "$XFER_DEV_B" ecn_marked)
+	expect_num "$XFER_DEV_B: data packets arrived CE (one SACK M=SKIP_ONCE each)" \
+		"$marks" -gt 0
+	expect_num "$XFER_DEV_A: EVs went SKIP" \
+		"$(counter_delta skip.0 skip.1 "$XFER_DEV_A" ev_skip)" -gt 0
+	expect_num "$XFER_DEV_A: at most one SKIP entry per M=SKIP_ONCE SACK" \
+		"$(counter_delta skip.0 skip.1 "$XFER_DEV_A" ev_skip)" -le "$marks"
+	expect_num "$XFER_DEV_A: SKIP EVs GOOD again after the hold time" \
+		"$(counter_delta skip.0 skip.1 "$XFER_DEV_A" ev_skip_expired)" -gt 0
+	expect_num "$XFER_DEV_A: no more returns than entries" \
+		"$(counter_delta skip.0 skip.1 "$XFER_DEV_A" ev_skip_expired)" -le \
+		"$(counter_delta skip.0 skip.1 "$XFER_DEV_A" ev_skip)"
+	expect_eq "$XFER_DEV_A: no retransmission" 0 \
+		"$(counter_delta skip.0 skip.1 "$XFER_DEV_A" retransmits)"
+	expect_eq "$XFER_DEV_A: no EV ASSUMED_BAD" 0 \
+		"$(counter_delta skip.0 skip.1 "$XFER_DEV_A" ev_assumed_bad)"
+	param_write rto_min_us "${PARAM_SAVED[rto_min_us]}"
+}
+
+# --- main ---------------------------------------------------------------------------------
+
+START=$SECONDS
+xfer_fabric routed
+case_blackhole
+case_skip
+log "run time $((SECONDS - START)) s"
+if [ "$NOT_OK" -ne 0 ]; then
+	log "FAIL: $NOT_OK assertions not ok"
+	exit "$KSFT_FAIL"
+fi
+log "PASS"
