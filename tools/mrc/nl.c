@@ -575,16 +575,18 @@ int nl_listen(int (*cb)(uint8_t cmd, const struct tb *t, void *arg),
 	}
 }
 
+/*
+ * "Error: MSG: STRERROR (ENAME)" with the kernel's extack message; without
+ * one, the request's description in its place and a second line saying so.
+ */
 void nl_perror(const char *what, const struct nl_err *e)
 {
 	const char *name = strerrorname_np(e->err);
 
-	if (e->msg[0])
-		fprintf(stderr, "Error: %s: %s (%s)\n", e->msg,
-			strerror(e->err), name ? name : "?");
-	else
-		fprintf(stderr, "Error: %s: %s (%s)\n", what,
-			strerror(e->err), name ? name : "?");
+	fprintf(stderr, "Error: %s: %s (%s)\n", e->msg[0] ? e->msg : what,
+		strerror(e->err), name ? name : "?");
+	if (!e->msg[0])
+		fprintf(stderr, "(no message from the kernel)\n");
 	if (e->has_cookie && e->err == E2BIG)
 		fprintf(stderr, "needed size: %u\n", e->cookie);
 	if (e->miss_type)

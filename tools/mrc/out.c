@@ -28,6 +28,7 @@ static int depth;		/* frames in use */
 static bool stream;		/* monitor: objects not inside a list */
 static bool list_pending;	/* JSON: "[" not printed yet */
 static bool line_start = true;	/* text: nothing printed on this line */
+static int nl_pending = -1;	/* text: a new line at this indentation is due */
 
 static struct frame *top(void)
 {
@@ -103,8 +104,27 @@ static void json_member(const char *key)
 
 /* ---- text ------------------------------------------------------------------ */
 
+/*
+ * Text lines break lazily: out_nl() only asks for a new line, which is
+ * started by the next word, so that absent attributes leave no empty line.
+ */
+static void text_flush_nl(void)
+{
+	int i;
+
+	if (nl_pending < 0)
+		return;
+	if (!line_start)
+		putchar('\n');
+	for (i = 0; i < nl_pending * TEXT_INDENT; i++)
+		putchar(' ');
+	line_start = true;
+	nl_pending = -1;
+}
+
 static void text_word(const char *s)
 {
+	text_flush_nl();
 	if (!line_start)
 		putchar(' ');
 	fputs(s, stdout);
@@ -113,13 +133,8 @@ static void text_word(const char *s)
 
 static void text_newline(int level)
 {
-	int i;
-
 	if (!line_start)
-		putchar('\n');
-	for (i = 0; i < level * TEXT_INDENT; i++)
-		putchar(' ');
-	line_start = true;
+		nl_pending = level;
 }
 
 static void text_key(const char *key)
@@ -229,6 +244,7 @@ void out_obj_end(void)
 	}
 	pop();
 	if (!depth) {
+		nl_pending = -1;
 		if (!line_start)
 			putchar('\n');
 		line_start = true;
