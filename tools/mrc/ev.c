@@ -15,6 +15,8 @@
 #define EV_ARRAY_TRIES		3
 /* More than any device's ep-max-reqs; the kernel refuses too many. */
 #define EP_MAX_REQS_CLI		256
+/* ep: how long to wait for the responses unless "timeout" says (1 s). */
+#define EP_DEFAULT_TIMEOUT_NS	1000000000u
 /* EVs of up to this many bytes default to the udp format mode. */
 #define EP_UDP_EV_BYTES		2
 
@@ -323,6 +325,7 @@ static int ep_op(struct args *a, uint32_t op, const char *what)
 {
 	static struct ep_req reqs[EP_MAX_REQS_CLI];
 	const char *dev = args_next(a);
+	uint32_t timeout = EP_DEFAULT_TIMEOUT_NS;
 	unsigned int n = 1, i;
 	struct ep_req *r = &reqs[0];
 	struct msg m;
@@ -336,7 +339,7 @@ static int ep_op(struct args *a, uint32_t op, const char *what)
 	r->id = 1;
 	while (args_more(a)) {
 		if (args_is(a, "timeout")) {
-			put_u32(&m, MRC_A_EP_TIMEOUT, args_u32(a, "timeout"));
+			timeout = args_u32(a, "timeout");
 		} else if (args_is(a, "dscp")) {
 			put_u32(&m, MRC_A_EP_DSCP, args_u32(a, "dscp"));
 		} else if (args_is(a, "req")) {
@@ -371,6 +374,7 @@ static int ep_op(struct args *a, uint32_t op, const char *what)
 				  args_peek(a));
 		}
 	}
+	put_u32(&m, MRC_A_EP_TIMEOUT, timeout);
 	for (i = 0; i < n; i++)
 		ep_put_req(&m, &reqs[i], op);
 	ret = nl_show(what, &m, ep_cb, NULL);

@@ -367,7 +367,8 @@ static const struct {
 "before; ids default to 1, 2, ...  GIDs are IPv6 or IPv4 addresses.  The\n"
 "EV's mode defaults to udp for values of up to 2 bytes, else stev.\n"
 "status (port-status) is the mask of our ports that are down (bit N for\n"
-"port N).  A request not answered in time prints as timed-out.\n" },
+"port N).  timeout defaults to 1000000000 (1 s).  A request not answered\n"
+"in time prints as timed-out.\n" },
 	{ "monitor",
 "Usage: mrcctl monitor [ ev | ep | all ] [ count N ]\n"
 "Prints EV events (group ev) and peer status events (group ep); with -j\n"
