@@ -11,7 +11,7 @@
 #include "mrcctl.h"
 
 /* Request sizes of "ev show ... array" without "size". */
-#define EV_ARRAY_FIRST_SIZE	64
+#define EV_ARRAY_FIRST_SIZE	16
 #define EV_ARRAY_TRIES		3
 /* More than any device's ep-max-reqs; the kernel refuses too many. */
 #define EP_MAX_REQS_CLI		256

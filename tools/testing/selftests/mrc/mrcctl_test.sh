@@ -44,7 +44,7 @@ FMT_UDP_ID=14
 EVP_ID=21
 EVP_EXP_ID=22
 CC_ID=31
-GEN_COUNT=8
+GEN_COUNT=32	# more than mrcctl's first query-array size (16)
 GEN_SMALL_SIZE=4
 SKIP_HOLD_US=2500
 CC_ALGO=uet-1.0-nscc
@@ -380,6 +380,9 @@ usage_error fmt set "$TEST_DEV" state offline
 usage_error evp set "$TEST_DEV" id 1 mode sideways
 usage_error ev deny "$TEST_DEV" id 1 ev 0xzz port 1
 usage_error dev add "$MP_DEV" netdev nosuchnetdev0
+usage_error ep port-status "$TEST_DEV" sgid "$TEST_IPV4" dgid "$SILENT_GID" \
+	port 1 ev 0xc000
+usage_error ep probe "$TEST_DEV" sgid "$TEST_IPV4" port 1 ev 0xc000
 
 # --- dev show ---------------------------------------------------------------------------------
 
@@ -572,10 +575,10 @@ EV_VALUES='[.[].value | sub("(00)+$"; "")] | sort'
 
 if part "evp life cycle and EVs" "$CMD_FMT_GET" "$CMD_FMT_SET" "$CMD_EVP_GET" \
 	"$CMD_EVP_SET" "$CMD_EV_GET"; then
-	# Generated: field 1 = 0xc000 + 0..7 in its low 3 bits (the UDP
-	# source ports 0xc000-0xc007), field 2 = 0.
+	# Generated: field 1 = 0xc000 + 0..31 in its low 5 bits (the UDP
+	# source ports 0xc000-0xc01f), field 2 = 0.
 	GEN=(mode gen fmt "$FMT_ID" count "$GEN_COUNT"
-		field width 16 init 0xc000 min 0 max 7 mask 0x7
+		field width 16 init 0xc000 min 0 max 31 mask 0x1f
 		field width 16 init 0 mask 0)
 	refused_with mrcctl_unpriv EPERM - evp set "$TEST_DEV" id "$EVP_ID" \
 		state offline "${GEN[@]}"
@@ -585,7 +588,7 @@ if part "evp life cycle and EVs" "$CMD_FMT_GET" "$CMD_FMT_SET" "$CMD_EVP_GET" \
 		"{\"ev-count\":$GEN_COUNT,\"fmt-profile-id\":$FMT_ID,\"id\":$EVP_ID,\"mode\":\"gen\",\"state\":\"offline\"}" \
 		"$(jqo '.[0] | {id, state, mode, "fmt-profile-id", "ev-count"}')"
 	assert_js "evp fields" \
-		'[{"init-val":49152,"mask":7,"width":16},{"init-val":0,"mask":0,"width":16}]' \
+		'[{"init-val":49152,"mask":31,"width":16},{"init-val":0,"mask":0,"width":16}]' \
 		"$(jqo '.[0].field | map({width, "init-val", mask})')"
 	# Going ONLINE needs ev-min-active and event-mask.
 	refused EINVAL "*" evp set "$TEST_DEV" id "$EVP_ID" state online
@@ -605,12 +608,19 @@ if part "evp life cycle and EVs" "$CMD_FMT_GET" "$CMD_FMT_SET" "$CMD_EVP_GET" \
 		"$(jq -cn "[range($GEN_COUNT) | {index: ., port: 1, state: \"good\"}]")" \
 		"$(jqo 'sort_by(.index) | map({index, port, state})')"
 	# An EV of a generated profile holds the bits of the fields' masks,
-	# from bit 7 of byte 0 on: 3 bits here, so 0x00, 0x20, ... 0xe0.
-	EXPECT_VALUES='["0x","0x20","0x40","0x60","0x80","0xa0","0xc0","0xe0"]'
+	# from bit 7 of byte 0 on: 5 bits here, so 0x00, 0x08, ... 0xf8
+	# (compared without trailing zero bytes: 0x00 is "0x").
+	EXPECT_VALUES=
+	for ((i = 0; i < GEN_COUNT; i++)); do
+		printf -v v '"0x%02x"' $((i << 3))
+		EXPECT_VALUES+="${EXPECT_VALUES:+,}${v/0x00/0x}"
+	done
+	EXPECT_VALUES=$(jq -c 'sort' <<<"[$EXPECT_VALUES]")
 	assert_eq "generated EV values" "$EXPECT_VALUES" "$(jqo "$EV_VALUES")"
 	EV0=$(jq -r 'sort_by(.index) | .[0].value' "$BOUNDED_OUT")
 	EV1=$(jq -r 'sort_by(.index) | .[1].value' "$BOUNDED_OUT")
 	DUMP=$(jqo 'sort_by(.index)')
+	# mrcctl asks for 16 first, then again with the size E2BIG names.
 	mj ev show "$TEST_DEV" id "$EVP_ID" array
 	assert_eq "query-array (sized by mrcctl) = the dump" "$DUMP" \
 		"$(jqo 'sort_by(.index)')"
