@@ -66,12 +66,10 @@ static void ev_target(struct args *a, struct msg *m, uint8_t cmd,
 	const char *dev = args_next(a);
 
 	if (!dev)
-		usage_err("ev %s needs a device", what);
-	if (!args_is(a, "id"))
-		usage_err("ev %s needs \"id ID\" after the device", what);
+		usage_err("%s needs a device", what);
 	msg_init(m, cmd, flags);
 	put_dev(m, dev);
-	put_u64(m, MRC_A_EV_PROFILE_ID, args_u64(a, "id", UINT64_MAX));
+	put_u64(m, MRC_A_EV_PROFILE_ID, args_id(a, what));
 }
 
 /*
@@ -120,7 +118,7 @@ static int ev_show(struct args *a)
 	struct msg m;
 	int ret;
 
-	ev_target(a, &m, MRC_CMD_EV_GET, NLM_F_DUMP, "show");
+	ev_target(a, &m, MRC_CMD_EV_GET, NLM_F_DUMP, "ev show");
 	while (args_more(a)) {
 		if (args_is(a, "array")) {
 			array = true;
@@ -213,7 +211,7 @@ static int ev_query(struct args *a)
 	struct msg m;
 	int ret;
 
-	ev_target(a, &m, MRC_CMD_EV_PROFILE_GET, 0, "query");
+	ev_target(a, &m, MRC_CMD_EV_PROFILE_GET, 0, "ev query");
 	put_u32(&m, MRC_A_EV_PROFILE_EV_OP, MRC_EV_OP_QUERY_STATE);
 	ev_entries(a, &m, false, -1);
 	ret = nl_show("ev query", &m, ev_list_cb, NULL);

@@ -218,6 +218,16 @@ uint32_t args_enum(struct args *a, const char *kw, const struct names *n)
 	return v;
 }
 
+uint64_t args_id(struct args *a, const char *what)
+{
+	const char *s = args_peek(a);
+
+	if (args_is(a, "id") ||
+	    (s && s[0] >= '0' && s[0] <= '9'))
+		return args_u64(a, "id", UINT64_MAX);
+	usage_err("%s needs \"id ID\" after the device", what);
+}
+
 static int hexval(char c)
 {
 	if (c >= '0' && c <= '9')

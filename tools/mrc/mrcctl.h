@@ -198,6 +198,8 @@ const char *args_val(struct args *a, const char *kw);
 uint64_t args_u64(struct args *a, const char *kw, uint64_t max);
 uint32_t args_u32(struct args *a, const char *kw);
 uint32_t args_enum(struct args *a, const char *kw, const struct names *n);
+/* A profile id: "id ID", or ID alone; @what names the command. */
+uint64_t args_id(struct args *a, const char *what);
 /* A hex EV value ("0x1f2e" or "1f2e") into @buf; returns its length. */
 size_t args_ev(struct args *a, const char *kw, unsigned char *buf);
 /* A GID: an IPv6 or IPv4 address into 16 bytes. */

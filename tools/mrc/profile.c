@@ -39,20 +39,21 @@ static void out_prof_head(const struct tb *t)
 static void prof_show_msg(struct args *a, struct msg *m, uint8_t cmd)
 {
 	const char *dev = args_next(a);
+	bool one = false;
 	uint64_t id = 0;
 
-	while (args_more(a)) {
-		if (args_is(a, "id"))
-			id = args_u64(a, "id", UINT64_MAX);
-		else
-			usage_err("unexpected \"%s\"", args_peek(a));
+	if (dev && !strcmp(dev, "id"))
+		usage_err("an id needs a device before it");
+	if (args_more(a)) {
+		id = args_id(a, "show");
+		one = true;
 	}
-	if (id && !dev)
-		usage_err("an id needs a device");
-	msg_init(m, cmd, id ? 0 : NLM_F_DUMP);
+	if (args_more(a))
+		usage_err("unexpected \"%s\"", args_peek(a));
+	msg_init(m, cmd, one ? 0 : NLM_F_DUMP);
 	if (dev)
 		put_dev(m, dev);
-	if (id)
+	if (one)
 		put_u64(m, PROF_ID, id);
 }
 
@@ -64,11 +65,9 @@ static void prof_set_msg(struct args *a, struct msg *m, uint8_t cmd,
 
 	if (!dev)
 		usage_err("%s set needs a device", what);
-	if (!args_is(a, "id"))
-		usage_err("%s set needs \"id ID\" after the device", what);
 	msg_init(m, cmd, 0);
 	put_dev(m, dev);
-	put_u64(m, PROF_ID, args_u64(a, "id", UINT64_MAX));
+	put_u64(m, PROF_ID, args_id(a, what));
 }
 
 /* The state keywords every profile set takes; true if one was consumed. */
