@@ -577,7 +577,10 @@ static int mrc_nl_dev_new_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 
-	mrc_for_each_attr_type(attr, MRC_A_DEVICE_NETDEV_IFINDEX, info, rem) {
+	nla_for_each_attr(attr, mrc_req_attrs(info), mrc_req_len(info),
+			  rem) {
+		if (nla_type(attr) != MRC_A_DEVICE_NETDEV_IFINDEX)
+			continue;
 		u32 ifindex = nla_get_u32(attr);
 
 		if (n == MRC_MAX_PORTS) {
@@ -1224,8 +1227,7 @@ static int mrc_nl_ep_op_doit(struct sk_buff *skb, struct genl_info *info)
 	dscp = tb[MRC_A_EP_DSCP] ? nla_get_u32(tb[MRC_A_EP_DSCP]) :
 				   mrc_param_dscp_control;
 
-	mrc_for_each_attr_type(nest, MRC_A_EP_REQ, info, rem)
-		n++;
+	n = mrc_req_count(info, MRC_A_EP_REQ);
 	if (n > MRC_CTL_EP_MAX_REQS) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EP_REQ],
 				    "more requests than ep-max-reqs");
@@ -1238,7 +1240,10 @@ static int mrc_nl_ep_op_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	i = 0;
-	mrc_for_each_attr_type(nest, MRC_A_EP_REQ, info, rem) {
+	nla_for_each_attr(nest, mrc_req_attrs(info), mrc_req_len(info),
+			  rem) {
+		if (nla_type(nest) != MRC_A_EP_REQ)
+			continue;
 		err = mrc_nl_ep_parse(info, ibdev, nest, &reqs[i]);
 		if (err)
 			goto out;

@@ -132,39 +132,60 @@ static int mrc_ev_expand(const struct mrc_ev_cfg *c,
 
 /* --- lookups --------------------------------------------------------------- */
 
-#define MRC_FIND(name, type)						\
-static struct type *name(struct list_head *head, u64 id)		\
-{									\
-	struct type *p;							\
-									\
-	list_for_each_entry(p, head, node)				\
-		if (p->id == id)					\
-			return p;					\
-	return NULL;							\
+/*
+ * The lists of profiles are sorted by id.  Every profile struct starts
+ * with its list node and its id (BUILD_BUG_ON in mrc_profile_dev_init).
+ */
+struct mrc_prof_head {
+	struct list_head node;
+	u64 id;
+};
+
+static struct list_head *mrc_list_find(struct list_head *head, u64 id)
+{
+	struct mrc_prof_head *p;
+
+	list_for_each_entry(p, head, node) {
+		if (p->id == id)
+			return &p->node;
+	}
+	return NULL;
 }
 
-MRC_FIND(mrc_fmt_find, mrc_fmt_profile)
-MRC_FIND(mrc_evp_find, mrc_ev_profile)
-MRC_FIND(mrc_cc_find, mrc_cc_profile)
+static void mrc_list_insert(struct list_head *head, struct list_head *node)
+{
+	struct mrc_prof_head *new = list_entry(node, struct mrc_prof_head, node);
+	struct mrc_prof_head *p;
 
-/* Insert @node (id @id) into @head, which is sorted by id. */
-#define MRC_INSERT(name, type)						\
-static void name(struct list_head *head, struct type *new)		\
-{									\
-	struct type *p;							\
-									\
-	list_for_each_entry(p, head, node) {				\
-		if (p->id > new->id) {					\
-			list_add_tail(&new->node, &p->node);		\
-			return;						\
-		}							\
-	}								\
-	list_add_tail(&new->node, head);				\
+	list_for_each_entry(p, head, node) {
+		if (p->id > new->id) {
+			list_add_tail(node, &p->node);
+			return;
+		}
+	}
+	list_add_tail(node, head);
 }
 
-MRC_INSERT(mrc_fmt_insert, mrc_fmt_profile)
-MRC_INSERT(mrc_evp_insert, mrc_ev_profile)
-MRC_INSERT(mrc_cc_insert, mrc_cc_profile)
+static struct mrc_fmt_profile *mrc_fmt_find(struct list_head *head, u64 id)
+{
+	struct list_head *node = mrc_list_find(head, id);
+
+	return node ? list_entry(node, struct mrc_fmt_profile, node) : NULL;
+}
+
+static struct mrc_ev_profile *mrc_evp_find(struct list_head *head, u64 id)
+{
+	struct list_head *node = mrc_list_find(head, id);
+
+	return node ? list_entry(node, struct mrc_ev_profile, node) : NULL;
+}
+
+static struct mrc_cc_profile *mrc_cc_find(struct list_head *head, u64 id)
+{
+	struct list_head *node = mrc_list_find(head, id);
+
+	return node ? list_entry(node, struct mrc_cc_profile, node) : NULL;
+}
 
 static u32 mrc_get_u32(const struct nlattr *attr)
 {
@@ -231,7 +252,10 @@ static int mrc_fmt_parse_fields(struct genl_info *info,
 	u32 n = 0;
 	int rem, err;
 
-	mrc_for_each_attr_type(nest, MRC_A_EV_FMT_PROFILE_FIELD, info, rem) {
+	nla_for_each_attr(nest, mrc_req_attrs(info), mrc_req_len(info),
+			  rem) {
+		if (nla_type(nest) != MRC_A_EV_FMT_PROFILE_FIELD)
+			continue;
 		if (n == MRC_CTL_MAX_FIELDS) {
 			NL_SET_ERR_MSG_ATTR(extack, nest, "too many fields");
 			return -E2BIG;
@@ -363,7 +387,7 @@ int mrc_profile_fmt_set(struct mrc_dev *dev, struct genl_info *info)
 			goto out;
 		}
 		p->id = id;
-		mrc_fmt_insert(&ctl->fmts, p);
+		mrc_list_insert(&ctl->fmts, &p->node);
 		ctl->nfmts++;
 	}
 	p->cfg = c;
@@ -511,7 +535,10 @@ static int mrc_ev_parse_fields(struct genl_info *info, struct mrc_ev_cfg *c)
 	u32 n = 0, bits = 0;
 	int rem, err;
 
-	mrc_for_each_attr_type(nest, MRC_A_EV_PROFILE_FIELD, info, rem) {
+	nla_for_each_attr(nest, mrc_req_attrs(info), mrc_req_len(info),
+			  rem) {
+		if (nla_type(nest) != MRC_A_EV_PROFILE_FIELD)
+			continue;
 		struct mrc_ev_field *f = &c->field[n];
 
 		if (n == MRC_CTL_MAX_FIELDS) {
@@ -801,12 +828,14 @@ static int mrc_ev_expand_all(const struct mrc_ev_cfg *c,
 
 	for (i = 0; i < n; i++) {
 		if (!slots[i].port) {
-			NL_SET_ERR_MSG(extack, "every slot must be populated (REPLACE) to go ONLINE");
+			NL_SET_ERR_MSG(extack,
+				       "every slot must be populated to go ONLINE");
 			return -EINVAL;
 		}
 		if (mrc_ev_expand(c, &c->fmt->cfg, slots[i].val, slots[i].port,
 				  &slots[i].path)) {
-			NL_SET_ERR_MSG(extack, "an EV of the array does not fit the fields and format");
+			NL_SET_ERR_MSG(extack,
+				       "an EV does not fit the fields and format");
 			return -EINVAL;
 		}
 	}
@@ -826,13 +855,10 @@ static struct mrc_ev_slot *mrc_slots_copy(const struct mrc_ev_slot *old,
 }
 
 /*
- * Every QP of @dev bound to @p.  Runs under rcu_read_lock(): destroy takes
- * a QP out of qp_xa and waits for readers before it unbinds and frees it.
+ * QPs bound to a profile are found in qp_xa under rcu_read_lock(): destroy
+ * takes a QP out of qp_xa and waits for readers before it unbinds and
+ * frees it.  mrc_ev_qp_reload() and mrc_ev_qp_state() run there, atomic.
  */
-#define mrc_for_each_bound_qp(dev, p, index, qp)			\
-	xa_for_each(&(dev)->qp_xa, index, qp)				\
-		if ((qp)->ev_profile == (p))
-
 static void mrc_ev_reload_qps(struct mrc_dev *dev, struct mrc_ev_profile *p)
 {
 	unsigned long index;
@@ -841,8 +867,10 @@ static void mrc_ev_reload_qps(struct mrc_dev *dev, struct mrc_ev_profile *p)
 	if (!p->qp_count)
 		return;
 	rcu_read_lock();
-	mrc_for_each_bound_qp(dev, p, index, qp)
-		mrc_ev_qp_reload(qp);
+	xa_for_each(&dev->qp_xa, index, qp) {
+		if (qp->ev_profile == p)
+			mrc_ev_qp_reload(qp);
+	}
 	rcu_read_unlock();
 }
 
@@ -923,8 +951,7 @@ int mrc_profile_ev_set(struct mrc_dev *dev, struct genl_info *info)
 			NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_PROFILE_EV_OP);
 			return -EINVAL;
 		}
-		mrc_for_each_attr_type(nest, MRC_A_EV_PROFILE_EV, info, rem)
-			nops++;
+		nops = mrc_req_count(info, MRC_A_EV_PROFILE_EV);
 		if (nops > MRC_CTL_EV_OP_MAX_ENTRIES) {
 			NL_SET_ERR_MSG_ATTR(extack, ops,
 					    "more entries than ev-op-max-entries");
@@ -992,8 +1019,10 @@ int mrc_profile_ev_set(struct mrc_dev *dev, struct genl_info *info)
 			err = -EINVAL;
 			goto out;
 		}
-		if (mode != c.mode)
-			regen = resize = true;
+		if (mode != c.mode) {
+			regen = true;
+			resize = true;
+		}
 		c.mode = mode;
 	} else if (!p) {
 		NL_SET_ERR_MSG(extack, "mode is required to leave INIT");
@@ -1047,8 +1076,10 @@ int mrc_profile_ev_set(struct mrc_dev *dev, struct genl_info *info)
 			err = -EINVAL;
 			goto out;
 		}
-		if (count != c.ev_count_req)
-			regen = resize = true;
+		if (count != c.ev_count_req) {
+			regen = true;
+			resize = true;
+		}
 		c.ev_count_req = count;
 		if (c.mode != MRC_EV_MODE_GEN)
 			c.ev_count = count;
@@ -1080,7 +1111,8 @@ int mrc_profile_ev_set(struct mrc_dev *dev, struct genl_info *info)
 		err = mrc_ev_parse_fields(info, &c);
 		if (err)
 			goto out;
-		regen = reexpand = true;
+		regen = true;
+		reexpand = true;
 	}
 	if (c.mode == MRC_EV_MODE_GEN && !c.nfields) {
 		NL_SET_ERR_MSG(extack, "gen profiles need fields");
@@ -1160,7 +1192,10 @@ int mrc_profile_ev_set(struct mrc_dev *dev, struct genl_info *info)
 	}
 	opi = 0;
 	if (ops) {
-		mrc_for_each_attr_type(nest, MRC_A_EV_PROFILE_EV, info, rem) {
+		nla_for_each_attr(nest, mrc_req_attrs(info), mrc_req_len(info),
+				  rem) {
+			if (nla_type(nest) != MRC_A_EV_PROFILE_EV)
+				continue;
 			err = mrc_ev_op_apply(dev, &c, op, nest, slots, nslots,
 					      extack);
 			if (err) {
@@ -1229,7 +1264,7 @@ int mrc_profile_ev_set(struct mrc_dev *dev, struct genl_info *info)
 		}
 		newp->id = id;
 		spin_lock_init(&newp->lock);
-		mrc_evp_insert(&ctl->evps, newp);
+		mrc_list_insert(&ctl->evps, &newp->node);
 		ctl->nevps++;
 		p = newp;
 		old_fmt = NULL;
@@ -1277,7 +1312,9 @@ static u32 *mrc_ev_states(struct mrc_dev *dev, struct mrc_ev_profile *p)
 		return st;
 
 	rcu_read_lock();
-	mrc_for_each_bound_qp(dev, p, index, qp) {
+	xa_for_each(&dev->qp_xa, index, qp) {
+		if (qp->ev_profile != p)
+			continue;
 		for (i = 0; i < p->nslots; i++) {
 			if (st[i] == MRC_EV_STATE_DENIED ||
 			    st[i] == MRC_EV_STATE_ASSUMED_BAD)
@@ -1397,8 +1434,7 @@ static int mrc_ev_query_slots(struct mrc_ev_profile *p, struct genl_info *info,
 	u32 *query, n = 0, i;
 	int rem, err;
 
-	mrc_for_each_attr_type(nest, MRC_A_EV_PROFILE_EV, info, rem)
-		n++;
+	n = mrc_req_count(info, MRC_A_EV_PROFILE_EV);
 	if (n > MRC_CTL_EV_OP_MAX_ENTRIES) {
 		NL_SET_ERR_MSG_ATTR(extack, ops, "more entries than ev-op-max-entries");
 		return -E2BIG;
@@ -1407,7 +1443,10 @@ static int mrc_ev_query_slots(struct mrc_ev_profile *p, struct genl_info *info,
 	if (!query)
 		return -ENOMEM;
 	n = 0;
-	mrc_for_each_attr_type(nest, MRC_A_EV_PROFILE_EV, info, rem) {
+	nla_for_each_attr(nest, mrc_req_attrs(info), mrc_req_len(info),
+			  rem) {
+		if (nla_type(nest) != MRC_A_EV_PROFILE_EV)
+			continue;
 		err = nla_parse_nested(etb, MRC_A_EV_ENTRY_MAX, nest,
 				       mrc_nl_ev_entry_policy, extack);
 		if (err)
@@ -1440,7 +1479,7 @@ fail:
 }
 
 struct sk_buff *mrc_profile_ev_get(struct mrc_dev *dev,
-				    struct genl_info *info)
+				   struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
 	struct netlink_ext_ack *extack = info->extack;
@@ -1502,7 +1541,8 @@ struct sk_buff *mrc_profile_ev_get(struct mrc_dev *dev,
 		goto out;
 	}
 	if (nevs > MRC_CTL_EV_OP_MAX_ENTRIES) {
-		NL_SET_ERR_MSG(extack, "more EVs than a reply holds (ev-op-max-entries): use ev-get");
+		NL_SET_ERR_MSG(extack,
+			       "more EVs than a reply holds: use ev-get");
 		err = -EMSGSIZE;
 		goto out;
 	}
@@ -1743,7 +1783,7 @@ int mrc_profile_cc_set(struct mrc_dev *dev, struct genl_info *info)
 			goto out;
 		}
 		p->id = id;
-		mrc_cc_insert(&ctl->ccs, p);
+		mrc_list_insert(&ctl->ccs, &p->node);
 		ctl->nccs++;
 	}
 	p->cfg = c;
@@ -1797,7 +1837,7 @@ cancel:
 }
 
 struct sk_buff *mrc_profile_cc_get(struct mrc_dev *dev,
-				    struct genl_info *info)
+				   struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
 	struct mrc_ctl *ctl = dev->ctl;
@@ -1986,6 +2026,16 @@ int mrc_profile_dev_fill(struct sk_buff *skb, struct mrc_dev *dev)
 int mrc_profile_dev_init(struct mrc_dev *dev)
 {
 	struct mrc_ctl *ctl;
+
+	BUILD_BUG_ON(offsetof(struct mrc_fmt_profile, id) !=
+		     offsetof(struct mrc_prof_head, id) ||
+		     offsetof(struct mrc_ev_profile, id) !=
+		     offsetof(struct mrc_prof_head, id) ||
+		     offsetof(struct mrc_cc_profile, id) !=
+		     offsetof(struct mrc_prof_head, id) ||
+		     offsetof(struct mrc_fmt_profile, node) ||
+		     offsetof(struct mrc_ev_profile, node) ||
+		     offsetof(struct mrc_cc_profile, node));
 
 	ctl = kzalloc(sizeof(*ctl), GFP_KERNEL);
 	if (!ctl)

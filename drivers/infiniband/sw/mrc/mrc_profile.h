@@ -134,13 +134,30 @@ struct mrc_ctl {
 };
 
 /*
- * Every attribute of type @type of a request, in order (multi-attr
- * attributes; the parsed info->attrs holds only the last one).
+ * The attributes of a request, to walk the multi-attr ones (info->attrs
+ * holds only the last of each type).
  */
-#define mrc_for_each_attr_type(pos, type, info, rem)			\
-	nla_for_each_attr(pos, genlmsg_data((info)->genlhdr),		\
-			  genlmsg_len((info)->genlhdr), rem)		\
-		if (nla_type(pos) != (type)) {} else
+static inline struct nlattr *mrc_req_attrs(struct genl_info *info)
+{
+	return genlmsg_data(info->genlhdr);
+}
+
+static inline int mrc_req_len(struct genl_info *info)
+{
+	return genlmsg_len(info->genlhdr);
+}
+
+/* How many attributes of @type a request has. */
+static inline unsigned int mrc_req_count(struct genl_info *info, int type)
+{
+	unsigned int n = 0;
+	struct nlattr *attr;
+	int rem;
+
+	nla_for_each_attr(attr, mrc_req_attrs(info), mrc_req_len(info), rem)
+		n += nla_type(attr) == type;
+	return n;
+}
 
 /* Nested policies of the family (mrc_nl.c). */
 extern const struct nla_policy mrc_nl_fmt_field_policy[MRC_A_FMT_FIELD_MAX + 1];
@@ -166,9 +183,9 @@ int mrc_profile_cc_set(struct mrc_dev *dev, struct genl_info *info);
 struct sk_buff *mrc_profile_fmt_get(struct mrc_dev *dev,
 				    struct genl_info *info);
 struct sk_buff *mrc_profile_ev_get(struct mrc_dev *dev,
-				    struct genl_info *info);
+				   struct genl_info *info);
 struct sk_buff *mrc_profile_cc_get(struct mrc_dev *dev,
-				    struct genl_info *info);
+				   struct genl_info *info);
 
 /* Dumps: *@pos is the next id (profiles) or slot (ev-get) to report. */
 int mrc_profile_fmt_dump(struct sk_buff *skb, struct netlink_callback *cb,
