@@ -809,6 +809,11 @@ if part "ep probe" "$CMD_EP_OP"; then
 		refused EINVAL "*" ep probe "$TEST_DEV" timeout "$PROBE_TIMEOUT_NS" \
 			sgid "$TEST_IPV4_2" dgid "$SILENT_GID" port 1 ev 0xc000
 		refused EINVAL "*" ep probe "$TEST_DEV" "${PROBE[@]}" id 7 req id 7
+		# A Port Status Update (our port 1 down) to the silent peer.
+		mj ep port-status "$TEST_DEV" "${PROBE[@]}" status 0x2
+		assert_js "a Port Status Update to a silent GID times out" \
+			'[{"req-id":1,"timed-out":true}]' \
+			"$(jqo 'map({"req-id", "timed-out"})')"
 	fi
 fi
 
