@@ -3,7 +3,8 @@
 # rdma_mrc: top-level build.
 #
 #   make            install missing build deps, build rdma_mrc.ko for KVER,
-#                   rdma-core with the mrc provider, and the selftests
+#                   rdma-core with the mrc provider, the selftests and
+#                   the controller CLI build/tools/mrcctl
 #   make install    copy what `make` built into the system (no download,
 #                   no rebuild; works inside offline guests)
 #   make check      on the host: the dissector's own test and the netlink
@@ -34,7 +35,7 @@ all: deps
 	$(MAKE) module provider selftests tools
 
 help:
-	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(TOP)/scripts/install-deps
@@ -50,6 +51,7 @@ selftests:
 	$(MAKE) -C tools/testing/selftests/mrc
 
 tools:
+	$(MAKE) -C tools/mrc
 
 install:
 	$(TOP)/scripts/install-built
@@ -76,4 +78,5 @@ demo: deps
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean
 	-$(MAKE) -C tools/testing/selftests/mrc clean
+	-$(MAKE) -C tools/mrc clean
 	rm -rf $(BUILD) $(MODDIR)/.kver

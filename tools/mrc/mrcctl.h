@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * mrcctl: the controller CLI of the "mrc" generic netlink family
+ * (Documentation/mrc/mrcctl.rst).  Shared declarations of its parts:
+ * netlink (nl.c), output (out.c), argument parsing and dispatch
+ * (mrcctl.c), and the objects (dev.c, profile.c, ev.c).
+ */
+#ifndef MRCCTL_H
+#define MRCCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/netlink.h>
+#include <linux/mrc_netlink.h>
+
+#define MRCCTL_VERSION		"1.0"
+
+/* Exit codes. */
+#define EXIT_OK			0
+#define EXIT_FAILED		1	/* the kernel refused, or I/O failed */
+#define EXIT_USAGE		2	/* bad command line */
+
+/* Every attribute set of the family starts with these two. */
+#define ATTR_DEV_INDEX		1
+#define ATTR_DEV_NAME		2
+
+/* ---- netlink messages (nl.c) ------------------------------------------- */
+
+/* A request being built. */
+struct msg {
+	unsigned char *buf;
+	size_t len;		/* bytes used */
+	size_t cap;
+	size_t nest[8];		/* offsets of the open nests */
+	int depth;
+};
+
+/* An attribute table of one message or nest: tb[type] is the last one. */
+#define TB_MAX			32
+struct tb {
+	const struct nlattr *a[TB_MAX + 1];
+	const void *start;	/* the attributes, to walk multi-attrs */
+	size_t len;
+};
+
+void msg_init(struct msg *m, uint8_t cmd, uint16_t flags);
+void msg_free(struct msg *m);
+void put_u8(struct msg *m, uint16_t type, uint8_t v);
+void put_u16(struct msg *m, uint16_t type, uint16_t v);
+void put_u32(struct msg *m, uint16_t type, uint32_t v);
+void put_u64(struct msg *m, uint16_t type, uint64_t v);
+void put_str(struct msg *m, uint16_t type, const char *s);
+void put_bin(struct msg *m, uint16_t type, const void *p, size_t len);
+void put_flag(struct msg *m, uint16_t type);
+void nest_start(struct msg *m, uint16_t type);
+void nest_end(struct msg *m);
+/* The device argument: all digits is a dev-index, otherwise a dev-name. */
+void put_dev(struct msg *m, const char *dev);
+
+void tb_parse(struct tb *t, const void *data, size_t len);
+void tb_nest(struct tb *t, const struct nlattr *nest);
+/* Walk the attributes of @t of @type: pass NULL first, then the previous. */
+const struct nlattr *tb_next(const struct tb *t, uint16_t type,
+			     const struct nlattr *prev);
+unsigned int tb_count(const struct tb *t, uint16_t type);
+
+const void *attr_data(const struct nlattr *a);
+size_t attr_len(const struct nlattr *a);
+uint8_t attr_u8(const struct nlattr *a);
+uint16_t attr_u16(const struct nlattr *a);
+uint32_t attr_u32(const struct nlattr *a);
+uint64_t attr_u64(const struct nlattr *a);
+/* A string attribute, NUL-terminated into @buf. */
+const char *attr_str(const struct nlattr *a, char *buf, size_t size);
+
+/* Called for each reply message with its top-level attributes. */
+typedef int (*reply_cb)(const struct tb *t, void *arg);
+
+/* What the kernel said when it refused a request. */
+struct nl_err {
+	int err;		/* positive errno */
+	char msg[256];		/* extack message, "" if none */
+	bool has_cookie;
+	uint32_t cookie;	/* E2BIG: the needed size */
+	uint32_t miss_type;	/* a missing attribute, 0 if none */
+};
+
+/* Open the socket and resolve the family; exits on failure. */
+void nl_open(void);
+/* The id of a multicast group of the family, or -1 if it has none. */
+int nl_mcgrp(const char *name);
+void nl_join(int group);
+/*
+ * Send @m and read the answer, calling @cb for each reply message; 0 on
+ * success, else the kernel's refusal in *@e (and its errno returned).
+ */
+int nl_request(struct msg *m, reply_cb cb, void *arg, struct nl_err *e);
+/* Read multicast messages forever (until @cb returns non-zero). */
+int nl_listen(int (*cb)(uint8_t cmd, const struct tb *t, void *arg),
+	      void *arg);
+/* Print a refusal ("Error: MSG: strerror (ENAME)") to stderr. */
+void nl_perror(const char *what, const struct nl_err *e);
+/* nl_request, and on failure nl_perror and the EXIT_FAILED code. */
+int nl_run(const char *what, struct msg *m, reply_cb cb, void *arg);
+/* nl_run of a request whose replies print as a list. */
+int nl_show(const char *what, struct msg *m, reply_cb cb, void *arg);
+
+/* ---- output (out.c) ----------------------------------------------------- */
+
+extern bool opt_json;
+extern bool opt_pretty;
+
+/* A show prints a list: a JSON array, or one text block per object. */
+void out_list_start(void);
+void out_list_end(void);
+/* After a failed request: a list with members is closed, else nothing. */
+void out_list_abort(void);
+/* monitor: one JSON object per line, not inside a list. */
+void out_set_stream(bool stream);
+void out_obj_start(void);
+void out_obj_end(void);
+/* A nested list of objects (fields, EVs): key [ {...}, ... ]. */
+void out_arr_start(const char *key);
+void out_arr_end(void);
+/* One nested object: key { ... } (text: on its own line). */
+void out_nest_start(const char *key);
+void out_nest_end(void);
+/* A nested list of scalars: key [ ... ]. */
+void out_vals_start(const char *key);
+void out_vals_end(void);
+
+void out_u64(const char *key, uint64_t v);
+void out_hex(const char *key, uint64_t v);
+void out_str(const char *key, const char *s);
+void out_bool(const char *key, bool v);
+/* A bare value inside out_vals_start(). */
+void out_val_u64(uint64_t v);
+void out_val_str(const char *s);
+/* Bytes as "0x..." hex. */
+void out_bytes(const char *key, const void *p, size_t len);
+/* A GID as IPv6 text. */
+void out_gid(const char *key, const void *p, size_t len);
+/* Text only: start a new line (indented inside an object). */
+void out_nl(void);
+/* Text only: a word with no key (a title such as "mrc0:"). */
+void out_title(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print attribute @type of @t under @key if present. */
+#define OUT_U32(t, type, key)						\
+	do {								\
+		if ((t)->a[type])					\
+			out_u64(key, attr_u32((t)->a[type]));		\
+	} while (0)
+#define OUT_U64(t, type, key)						\
+	do {								\
+		if ((t)->a[type])					\
+			out_u64(key, attr_u64((t)->a[type]));		\
+	} while (0)
+#define OUT_ENUM(t, type, key, names)					\
+	do {								\
+		if ((t)->a[type])					\
+			out_enum(key, names, attr_u32((t)->a[type]));	\
+	} while (0)
+
+/* ---- names of enums and flag bits (mrcctl.c) ---------------------------- */
+
+struct names {
+	const char *const *name;	/* by value, or by bit number */
+	unsigned int count;
+	bool flags;			/* bit set, not a plain enum */
+};
+
+extern const struct names profile_state_names, admin_state_names,
+	port_state_names, fmt_mode_names, ev_mode_names, ev_state_names,
+	ev_reason_names, caps_names, ep_op_names, proto_names,
+	ev_op_flags_names;
+
+/* Print an enum value by name (number if unknown), or a flag set as a list. */
+void out_enum(const char *key, const struct names *n, uint32_t v);
+/* Parse a name (or a number) of an enum, or a comma list of flag names. */
+bool parse_enum(const struct names *n, const char *s, uint32_t *v);
+
+/* ---- arguments (mrcctl.c) ---------------------------------------------- */
+
+struct args {
+	int argc;
+	char **argv;
+};
+
+bool args_more(const struct args *a);
+const char *args_peek(const struct args *a);
+const char *args_next(struct args *a);
+/* The next word is @kw: consume it and return true. */
+bool args_is(struct args *a, const char *kw);
+/* The value of keyword @kw (the next word); exits with a usage error. */
+const char *args_val(struct args *a, const char *kw);
+uint64_t args_u64(struct args *a, const char *kw, uint64_t max);
+uint32_t args_u32(struct args *a, const char *kw);
+uint32_t args_enum(struct args *a, const char *kw, const struct names *n);
+/* A profile id: "id ID", or ID alone; @what names the command. */
+uint64_t args_id(struct args *a, const char *what);
+/* A hex EV value ("0x1f2e" or "1f2e") into @buf; returns its length. */
+size_t args_ev(struct args *a, const char *kw, unsigned char *buf);
+/* A GID: an IPv6 or IPv4 address into 16 bytes. */
+void args_gid(struct args *a, const char *kw, unsigned char *gid);
+
+/* Usage error: print it and exit with EXIT_USAGE. */
+void usage_err(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+bool is_help(const char *s);
+/* "mrcctl OBJ help" (@cmd NULL), or an unknown command @cmd of OBJ. */
+int obj_usage(const char *obj, const char *cmd);
+/* Split "DEV/N" into @dev (a copy) and *@n; false without "/N". */
+bool split_dev(const char *s, char *dev, size_t size, uint32_t *n);
+/*
+ * The head of a reply object: text "NAME:" or "NAME/N:", JSON dev-index,
+ * dev-name and @nkey (attribute @ntype of @t, a u32) if @nkey.
+ */
+void out_dev_head(const struct tb *t, const char *nkey, uint16_t ntype);
+
+/* ---- objects ------------------------------------------------------------ */
+
+int cmd_dev(struct args *a);
+int cmd_port(struct args *a);
+int cmd_qp(struct args *a);
+int cmd_fmt(struct args *a);
+int cmd_evp(struct args *a);
+int cmd_cc(struct args *a);
+int cmd_ev(struct args *a);
+int cmd_ep(struct args *a);
+int cmd_monitor(struct args *a);
+
+/* Print the ev entries (attribute @type) of @t as a list "ev". */
+void out_ev_entries(const struct tb *t, uint16_t type);
+
+/* Print an EV event or a peer-status event (monitor, and ev.c). */
+int print_event(uint8_t cmd, const struct tb *t, void *arg);
+
+#endif /* MRCCTL_H */

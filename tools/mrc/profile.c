@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * mrcctl: EV format profiles (fmt), EV profiles (evp) and CC profiles (cc).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "mrcctl.h"
+
+/* The attributes every profile set shares (same numbers in the three sets). */
+#define PROF_ID		4
+#define PROF_STATE	5
+#define PROF_CUR_STATE	6
+
+_Static_assert(MRC_A_EV_FMT_PROFILE_ID == PROF_ID &&
+	       MRC_A_EV_PROFILE_ID == PROF_ID &&
+	       MRC_A_CC_PROFILE_ID == PROF_ID, "profile id attribute");
+_Static_assert(MRC_A_EV_FMT_PROFILE_STATE == PROF_STATE &&
+	       MRC_A_EV_PROFILE_STATE == PROF_STATE &&
+	       MRC_A_CC_PROFILE_STATE == PROF_STATE, "profile state attribute");
+_Static_assert(MRC_A_EV_FMT_PROFILE_CUR_STATE == PROF_CUR_STATE &&
+	       MRC_A_EV_PROFILE_CUR_STATE == PROF_CUR_STATE &&
+	       MRC_A_CC_PROFILE_CUR_STATE == PROF_CUR_STATE,
+	       "profile cur-state attribute");
+
+/* The head of a profile reply: device, id, state. */
+static void out_prof_head(const struct tb *t)
+{
+	out_obj_start();
+	out_dev_head(t, NULL, 0);
+	OUT_U64(t, PROF_ID, "id");
+	OUT_ENUM(t, PROF_STATE, "state", &profile_state_names);
+}
+
+/*
+ * "show [DEV [id ID]]": a dump (of one device or all), or a do.  Returns the
+ * request to send.
+ */
+static void prof_show_msg(struct args *a, struct msg *m, uint8_t cmd)
+{
+	const char *dev = args_next(a);
+	bool one = false;
+	uint64_t id = 0;
+
+	if (dev && !strcmp(dev, "id"))
+		usage_err("an id needs a device before it");
+	if (args_more(a)) {
+		id = args_id(a, "show");
+		one = true;
+	}
+	if (args_more(a))
+		usage_err("unexpected \"%s\"", args_peek(a));
+	msg_init(m, cmd, one ? 0 : NLM_F_DUMP);
+	if (dev)
+		put_dev(m, dev);
+	if (one)
+		put_u64(m, PROF_ID, id);
+}
+
+/* "set DEV id ID": the start of every profile set; the id is required. */
+static void prof_set_msg(struct args *a, struct msg *m, uint8_t cmd,
+			 const char *what)
+{
+	const char *dev = args_next(a);
+
+	if (!dev)
+		usage_err("%s set needs a device", what);
+	msg_init(m, cmd, 0);
+	put_dev(m, dev);
+	put_u64(m, PROF_ID, args_id(a, what));
+}
+
+/* The state keywords every profile set takes; true if one was consumed. */
+static bool prof_set_state(struct args *a, struct msg *m)
+{
+	if (args_is(a, "state")) {
+		put_u32(m, PROF_STATE,
+			args_enum(a, "state", &profile_state_names));
+		return true;
+	}
+	if (args_is(a, "cur-state")) {
+		put_u32(m, PROF_CUR_STATE,
+			args_enum(a, "cur-state", &profile_state_names));
+		return true;
+	}
+	return false;
+}
+
+/* ---- fmt ------------------------------------------------------------------------ */
+
+static int fmt_cb(const struct tb *t, void *arg)
+{
+	const struct nlattr *f = NULL;
+	struct tb ft;
+
+	(void)arg;
+	out_prof_head(t);
+	OUT_ENUM(t, MRC_A_EV_FMT_PROFILE_MODE, "mode", &fmt_mode_names);
+	OUT_U32(t, MRC_A_EV_FMT_PROFILE_WIDTH, "width");
+	OUT_U32(t, MRC_A_EV_FMT_PROFILE_USERS, "users");
+	out_arr_start("field");
+	while ((f = tb_next(t, MRC_A_EV_FMT_PROFILE_FIELD, f))) {
+		tb_nest(&ft, f);
+		out_obj_start();
+		OUT_U32(&ft, MRC_A_FMT_FIELD_WIDTH, "width");
+		out_obj_end();
+	}
+	out_arr_end();
+	out_obj_end();
+	return 0;
+}
+
+static int fmt_set(struct args *a)
+{
+	struct msg m;
+
+	prof_set_msg(a, &m, MRC_CMD_EV_FMT_PROFILE_SET, "fmt");
+	while (args_more(a)) {
+		if (prof_set_state(a, &m))
+			continue;
+		if (args_is(a, "mode")) {
+			put_u32(&m, MRC_A_EV_FMT_PROFILE_MODE,
+				args_enum(a, "mode", &fmt_mode_names));
+		} else if (args_is(a, "field")) {
+			args_is(a, "width");
+			nest_start(&m, MRC_A_EV_FMT_PROFILE_FIELD);
+			put_u32(&m, MRC_A_FMT_FIELD_WIDTH,
+				args_u32(a, "field width"));
+			nest_end(&m);
+		} else {
+			usage_err("unknown fmt set attribute \"%s\"",
+				  args_peek(a));
+		}
+	}
+	return nl_run("fmt set", &m, NULL, NULL);
+}
+
+int cmd_fmt(struct args *a)
+{
+	const char *cmd = args_next(a);
+	struct msg m;
+	int ret;
+
+	if (!cmd || !strcmp(cmd, "show") || !strcmp(cmd, "list")) {
+		nl_open();
+		prof_show_msg(a, &m, MRC_CMD_EV_FMT_PROFILE_GET);
+		ret = nl_show("fmt show", &m, fmt_cb, NULL);
+		return ret;
+	}
+	if (!strcmp(cmd, "set")) {
+		nl_open();
+		return fmt_set(a);
+	}
+	return obj_usage("fmt", cmd);
+}
+
+/* ---- evp ------------------------------------------------------------------------ */
+
+static void out_ev_fields(const struct tb *t)
+{
+	const struct nlattr *f = NULL;
+	struct tb ft;
+
+	out_arr_start("field");
+	while ((f = tb_next(t, MRC_A_EV_PROFILE_FIELD, f))) {
+		tb_nest(&ft, f);
+		out_obj_start();
+		OUT_U32(&ft, MRC_A_EV_FIELD_WIDTH, "width");
+		OUT_U32(&ft, MRC_A_EV_FIELD_INIT_VAL, "init-val");
+		OUT_U32(&ft, MRC_A_EV_FIELD_MIN_VAL, "min-val");
+		OUT_U32(&ft, MRC_A_EV_FIELD_MAX_VAL, "max-val");
+		if (ft.a[MRC_A_EV_FIELD_MASK])
+			out_hex("mask", attr_u32(ft.a[MRC_A_EV_FIELD_MASK]));
+		out_obj_end();
+	}
+	out_arr_end();
+}
+
+static int evp_cb(const struct tb *t, void *arg)
+{
+	(void)arg;
+	out_prof_head(t);
+	OUT_ENUM(t, MRC_A_EV_PROFILE_MODE, "mode", &ev_mode_names);
+	OUT_U64(t, MRC_A_EV_PROFILE_FMT_PROFILE_ID, "fmt-profile-id");
+	OUT_U32(t, MRC_A_EV_PROFILE_EV_COUNT, "ev-count");
+	OUT_U32(t, MRC_A_EV_PROFILE_EV_MIN_ACTIVE, "ev-min-active");
+	OUT_U32(t, MRC_A_EV_PROFILE_EV_USABLE, "ev-usable");
+	OUT_U32(t, MRC_A_EV_PROFILE_QP_COUNT, "qp-count");
+	OUT_ENUM(t, MRC_A_EV_PROFILE_EVENT_MASK, "event-mask",
+		 &ev_state_names);
+	out_ev_fields(t);
+	if (t->a[MRC_A_EV_PROFILE_EV])
+		out_ev_entries(t, MRC_A_EV_PROFILE_EV);
+	out_obj_end();
+	return 0;
+}
+
+/* "field width W [init V] [min V] [max V] [mask M]" */
+static void evp_field(struct args *a, struct msg *m)
+{
+	bool width = false;
+
+	nest_start(m, MRC_A_EV_PROFILE_FIELD);
+	while (args_more(a)) {
+		if (args_is(a, "width")) {
+			put_u32(m, MRC_A_EV_FIELD_WIDTH, args_u32(a, "width"));
+			width = true;
+		} else if (args_is(a, "init") || args_is(a, "init-val")) {
+			put_u32(m, MRC_A_EV_FIELD_INIT_VAL, args_u32(a, "init"));
+		} else if (args_is(a, "min") || args_is(a, "min-val")) {
+			put_u32(m, MRC_A_EV_FIELD_MIN_VAL, args_u32(a, "min"));
+		} else if (args_is(a, "max") || args_is(a, "max-val")) {
+			put_u32(m, MRC_A_EV_FIELD_MAX_VAL, args_u32(a, "max"));
+		} else if (args_is(a, "mask")) {
+			put_u32(m, MRC_A_EV_FIELD_MASK, args_u32(a, "mask"));
+		} else {
+			break;
+		}
+	}
+	if (!width)
+		usage_err("a field needs \"width BITS\"");
+	nest_end(m);
+}
+
+static int evp_set(struct args *a)
+{
+	struct msg m;
+
+	prof_set_msg(a, &m, MRC_CMD_EV_PROFILE_SET, "evp");
+	while (args_more(a)) {
+		if (prof_set_state(a, &m))
+			continue;
+		if (args_is(a, "mode"))
+			put_u32(&m, MRC_A_EV_PROFILE_MODE,
+				args_enum(a, "mode", &ev_mode_names));
+		else if (args_is(a, "fmt") || args_is(a, "fmt-profile-id"))
+			put_u64(&m, MRC_A_EV_PROFILE_FMT_PROFILE_ID,
+				args_u64(a, "fmt", UINT64_MAX));
+		else if (args_is(a, "count") || args_is(a, "ev-count"))
+			put_u32(&m, MRC_A_EV_PROFILE_EV_COUNT,
+				args_u32(a, "count"));
+		else if (args_is(a, "min-active") ||
+			 args_is(a, "ev-min-active"))
+			put_u32(&m, MRC_A_EV_PROFILE_EV_MIN_ACTIVE,
+				args_u32(a, "min-active"));
+		else if (args_is(a, "event-mask"))
+			put_u32(&m, MRC_A_EV_PROFILE_EVENT_MASK,
+				args_enum(a, "event-mask", &ev_state_names));
+		else if (args_is(a, "field"))
+			evp_field(a, &m);
+		else
+			usage_err("unknown evp set attribute \"%s\"",
+				  args_peek(a));
+	}
+	return nl_run("evp set", &m, NULL, NULL);
+}
+
+int cmd_evp(struct args *a)
+{
+	const char *cmd = args_next(a);
+	struct msg m;
+	int ret;
+
+	if (!cmd || !strcmp(cmd, "show") || !strcmp(cmd, "list")) {
+		nl_open();
+		prof_show_msg(a, &m, MRC_CMD_EV_PROFILE_GET);
+		ret = nl_show("evp show", &m, evp_cb, NULL);
+		return ret;
+	}
+	if (!strcmp(cmd, "set")) {
+		nl_open();
+		return evp_set(a);
+	}
+	return obj_usage("evp", cmd);
+}
+
+/* ---- cc --------------------------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	uint16_t type;
+	bool u8;
+} nscc_params[] = {
+	{ "disable-qa", MRC_A_NSCC_DISABLE_QA, true },
+	{ "adjust-bytes-threshold", MRC_A_NSCC_ADJUST_BYTES_THRESHOLD, false },
+	{ "adjust-period-threshold", MRC_A_NSCC_ADJUST_PERIOD_THRESHOLD, false },
+	{ "base-rtt", MRC_A_NSCC_BASE_RTT, false },
+	{ "eta", MRC_A_NSCC_ETA, false },
+	{ "fi", MRC_A_NSCC_FI, false },
+	{ "fi-scale", MRC_A_NSCC_FI_SCALE, false },
+	{ "gamma", MRC_A_NSCC_GAMMA, false },
+	{ "max-md-jump", MRC_A_NSCC_MAX_MD_JUMP, false },
+	{ "max-cwnd", MRC_A_NSCC_MAX_CWND, false },
+	{ "qa-gate", MRC_A_NSCC_QA_GATE, true },
+	{ "qa-threshold", MRC_A_NSCC_QA_THRESHOLD, false },
+	{ "target-delay", MRC_A_NSCC_TARGET_DELAY, false },
+};
+
+#define N_NSCC	(sizeof(nscc_params) / sizeof(nscc_params[0]))
+
+static int cc_cb(const struct tb *t, void *arg)
+{
+	char algo[MRC_ALGO_NAME_MAX + 1];
+	unsigned int i;
+	struct tb n;
+
+	(void)arg;
+	out_prof_head(t);
+	if (t->a[MRC_A_CC_PROFILE_ALGORITHM])
+		out_str("algorithm", attr_str(t->a[MRC_A_CC_PROFILE_ALGORITHM],
+					      algo, sizeof(algo)));
+	OUT_U32(t, MRC_A_CC_PROFILE_QP_COUNT, "qp-count");
+	if (t->a[MRC_A_CC_PROFILE_NSCC]) {
+		tb_nest(&n, t->a[MRC_A_CC_PROFILE_NSCC]);
+		out_nest_start("nscc");
+		for (i = 0; i < N_NSCC; i++) {
+			const struct nlattr *p = n.a[nscc_params[i].type];
+
+			if (p)
+				out_u64(nscc_params[i].name,
+					nscc_params[i].u8 ? attr_u8(p) :
+							    attr_u32(p));
+		}
+		out_nest_end();
+	}
+	out_obj_end();
+	return 0;
+}
+
+static int cc_set(struct args *a)
+{
+	unsigned char val_u8[N_NSCC];
+	uint32_t val[N_NSCC];
+	bool given[N_NSCC] = { false };
+	bool any = false;
+	unsigned int i;
+	struct msg m;
+
+	prof_set_msg(a, &m, MRC_CMD_CC_PROFILE_SET, "cc");
+	while (args_more(a)) {
+		if (prof_set_state(a, &m))
+			continue;
+		if (args_is(a, "algorithm")) {
+			put_str(&m, MRC_A_CC_PROFILE_ALGORITHM,
+				args_val(a, "algorithm"));
+			continue;
+		}
+		for (i = 0; i < N_NSCC; i++)
+			if (!strcmp(args_peek(a), nscc_params[i].name))
+				break;
+		if (i == N_NSCC)
+			usage_err("unknown cc set attribute \"%s\"",
+				  args_peek(a));
+		args_next(a);
+		if (nscc_params[i].u8)
+			val_u8[i] = (unsigned char)args_u64(a,
+					nscc_params[i].name, UINT8_MAX);
+		else
+			val[i] = args_u32(a, nscc_params[i].name);
+		given[i] = true;
+		any = true;
+	}
+	if (any) {
+		nest_start(&m, MRC_A_CC_PROFILE_NSCC);
+		for (i = 0; i < N_NSCC; i++) {
+			if (!given[i])
+				continue;
+			if (nscc_params[i].u8)
+				put_u8(&m, nscc_params[i].type, val_u8[i]);
+			else
+				put_u32(&m, nscc_params[i].type, val[i]);
+		}
+		nest_end(&m);
+	}
+	return nl_run("cc set", &m, NULL, NULL);
+}
+
+int cmd_cc(struct args *a)
+{
+	const char *cmd = args_next(a);
+	struct msg m;
+	int ret;
+
+	if (!cmd || !strcmp(cmd, "show") || !strcmp(cmd, "list")) {
+		nl_open();
+		prof_show_msg(a, &m, MRC_CMD_CC_PROFILE_GET);
+		ret = nl_show("cc show", &m, cc_cb, NULL);
+		return ret;
+	}
+	if (!strcmp(cmd, "set")) {
+		nl_open();
+		return cc_set(a);
+	}
+	return obj_usage("cc", cmd);
+}
