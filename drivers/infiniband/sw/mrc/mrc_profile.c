@@ -617,15 +617,15 @@ static u32 mrc_ev_bits(const struct mrc_ev_cfg *c)
  * those whose UDP source port would be 0, dealt to the ports in turn.
  */
 static int mrc_ev_generate(struct mrc_dev *dev, struct mrc_ev_cfg *c,
-			   struct mrc_ev_slot **slotsp,
+			   struct mrc_evp_slot **slotsp,
 			   struct netlink_ext_ack *extack)
 {
 	u32 digit[MRC_CTL_MAX_FIELDS] = {};
 	u32 nports = rdma_end_port(&dev->ibdev);
 	u32 want = c->ev_count_req, k = 0, skipped = 0;
 	u32 bits = mrc_ev_bits(c);
-	struct mrc_ev_slot *slots;
-	struct mrc_ev_slot *s;
+	struct mrc_evp_slot *slots;
+	struct mrc_evp_slot *s;
 	u32 i, pos;
 	bool wrapped;
 
@@ -683,7 +683,7 @@ static int mrc_ev_generate(struct mrc_dev *dev, struct mrc_ev_cfg *c,
 	return 0;
 }
 
-static bool mrc_slot_match(const struct mrc_ev_slot *s, const u8 *val,
+static bool mrc_slot_match(const struct mrc_evp_slot *s, const u8 *val,
 			   u8 port)
 {
 	return s->port == port && !memcmp(s->val, val, MRC_EV_MAX_BYTES);
@@ -712,7 +712,7 @@ static int mrc_entry_ev(struct nlattr **etb, struct nlattr *nest, int vtype,
  */
 static int mrc_ev_op_apply(struct mrc_dev *dev, const struct mrc_ev_cfg *c,
 			   u32 op, struct nlattr *nest,
-			   struct mrc_ev_slot *slots, u32 n,
+			   struct mrc_evp_slot *slots, u32 n,
 			   struct netlink_ext_ack *extack)
 {
 	struct nlattr *etb[MRC_A_EV_ENTRY_MAX + 1];
@@ -800,7 +800,7 @@ static int mrc_ev_op_apply(struct mrc_dev *dev, const struct mrc_ev_cfg *c,
 		return -EINVAL;
 	}
 	for (i = first; i < n; i++) {
-		struct mrc_ev_slot *s = &slots[i];
+		struct mrc_evp_slot *s = &slots[i];
 
 		if (i != first && (!all || !mrc_slot_match(s, val, port)))
 			continue;
@@ -821,7 +821,7 @@ static int mrc_ev_op_apply(struct mrc_dev *dev, const struct mrc_ev_cfg *c,
 
 /* Expand every slot again (going ONLINE, or new fields while ONLINE). */
 static int mrc_ev_expand_all(const struct mrc_ev_cfg *c,
-			     struct mrc_ev_slot *slots, u32 n,
+			     struct mrc_evp_slot *slots, u32 n,
 			     struct netlink_ext_ack *extack)
 {
 	u32 i;
@@ -843,10 +843,10 @@ static int mrc_ev_expand_all(const struct mrc_ev_cfg *c,
 }
 
 /* The profile's array, resized to @n slots (new slots unpopulated). */
-static struct mrc_ev_slot *mrc_slots_copy(const struct mrc_ev_slot *old,
+static struct mrc_evp_slot *mrc_slots_copy(const struct mrc_evp_slot *old,
 					  u32 nold, u32 n)
 {
-	struct mrc_ev_slot *slots;
+	struct mrc_evp_slot *slots;
 
 	slots = kvcalloc(n, sizeof(*slots), GFP_KERNEL);
 	if (slots && old)
@@ -876,9 +876,9 @@ static void mrc_ev_reload_qps(struct mrc_dev *dev, struct mrc_ev_profile *p)
 
 /* Swap @c and the array @slots (@n) into @p; frees the old array. */
 static void mrc_ev_commit(struct mrc_ev_profile *p, const struct mrc_ev_cfg *c,
-			  struct mrc_ev_slot *slots, u32 n)
+			  struct mrc_evp_slot *slots, u32 n)
 {
-	struct mrc_ev_slot *old;
+	struct mrc_evp_slot *old;
 
 	spin_lock_bh(&p->lock);
 	p->cfg = *c;
@@ -923,7 +923,7 @@ int mrc_profile_ev_set(struct mrc_dev *dev, struct genl_info *info)
 	struct nlattr *change = mrc_first_attr(tb, changes, ARRAY_SIZE(changes));
 	struct nlattr *ops = tb[MRC_A_EV_PROFILE_EV];
 	struct mrc_ctl *ctl = dev->ctl;
-	struct mrc_ev_slot *slots = NULL;
+	struct mrc_evp_slot *slots = NULL;
 	struct mrc_ev_profile *p, *newp = NULL;
 	struct mrc_fmt_profile *old_fmt;
 	bool regen = false, resize = false, reexpand = false;
@@ -1331,7 +1331,7 @@ static u32 *mrc_ev_states(struct mrc_dev *dev, struct mrc_ev_profile *p)
 }
 
 static int mrc_ev_put_entry(struct sk_buff *skb, int type,
-			    const struct mrc_ev_slot *s, u32 index, u32 state)
+			    const struct mrc_evp_slot *s, u32 index, u32 state)
 {
 	struct nlattr *nest = nla_nest_start(skb, type);
 

@@ -49,7 +49,7 @@ struct mrc_ev_field {
 };
 
 /* One slot of an EV array. */
-struct mrc_ev_slot {
+struct mrc_evp_slot {
 	u8 val[MRC_EV_MAX_BYTES];	/* the EV, zero padded */
 	u8 len;				/* bytes as given (0: unpopulated) */
 	u8 port;			/* 1-based; 0: unpopulated */
@@ -84,7 +84,7 @@ struct mrc_ev_profile {
 	 */
 	spinlock_t lock;
 	struct mrc_ev_cfg cfg;
-	struct mrc_ev_slot *slots;
+	struct mrc_evp_slot *slots;
 	u32 nslots;
 };
 
