@@ -27,7 +27,7 @@ KVER		?= $(shell $(TOP)/scripts/kver)
 TEST_KVER	= $(shell $(TOP)/scripts/kver --test)
 KDIR		?= /lib/modules/$(KVER)/build
 MODDIR		:= drivers/infiniband/sw/mrc
-VM_TIMEOUT	?= 1500
+VM_TIMEOUT	?= 3600
 
 .PHONY: all deps module provider selftests tools install stage check demo clean help
 
