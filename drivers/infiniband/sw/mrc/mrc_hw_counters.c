@@ -49,6 +49,16 @@ static const struct rdma_stat_desc mrc_counter_descs[MRC_NUM_COUNTERS] = {
 	[MRC_CNT_REMOTE_ACCESS_ERRORS].name = "remote_access_errors",
 	[MRC_CNT_TX_ROUTE_ERRORS].name = "tx_route_errors",
 	[MRC_CNT_LINK_DOWNED].name = "link_downed",
+	/* endpoint operations */
+	[MRC_CNT_EP_REQS_SENT].name = "ep_reqs_sent",
+	[MRC_CNT_EP_REQS_RCVD].name = "ep_reqs_rcvd",
+	[MRC_CNT_EP_RSPS_SENT].name = "ep_rsps_sent",
+	[MRC_CNT_EP_RSPS_RCVD].name = "ep_rsps_rcvd",
+	[MRC_CNT_EP_TIMEOUTS].name = "ep_timeouts",
+	[MRC_CNT_EP_PORT_STATUS_RCVD].name = "ep_port_status_rcvd",
+	[MRC_CNT_EP_DROP_MALFORMED].name = "ep_drop_malformed",
+	[MRC_CNT_EP_DROP_UNKNOWN_GID].name = "ep_drop_unknown_gid",
+	[MRC_CNT_EP_DROP_UNMATCHED].name = "ep_drop_unmatched",
 };
 
 void mrc_counter_inc(struct mrc_dev *dev, enum mrc_counter c)

@@ -131,4 +131,11 @@ extern unsigned int mrc_param_dscp_retx;
 extern unsigned int mrc_param_dscp_control;
 extern unsigned int mrc_param_control_pkey;
 
+/*
+ * Endpoint operations (mrc_ep.c): requests in one batch, and the longest
+ * a batch may wait for its responses.
+ */
+#define MRC_EP_MAX_REQS			64
+#define MRC_EP_MAX_TIMEOUT_NS		(60ULL * NSEC_PER_SEC)
+
 #endif /* MRC_PARAM_H */
