@@ -383,7 +383,7 @@ static int mrc_ep_check_req(struct mrc_dev *dev, const struct mrc_ep_req *reqs,
 		return -EINVAL;
 	}
 	if (!mrc_ep_gid_ours(dev, req->ev.port, &req->sgid)) {
-		NL_SET_ERR_MSG(extack, "sgid is not a GID of the device's port");
+		NL_SET_ERR_MSG(extack, "sgid is not a GID of the device on that port");
 		return -EINVAL;
 	}
 	if (!mrc_ep_gid_unicast(&req->dgid)) {

@@ -29,8 +29,10 @@
 #    port) is reported timed-out while the others are answered; a Port
 #    Status Update makes mrcB emit peer-status-event on group ep; bad
 #    batches are refused with extack (duplicate id, sgid not ours, too
-#    many requests).  Part B needs the family's ep-op; a kernel without it
-#    answers EOPNOTSUPP and the part is reported SKIPPED.
+#    many requests), and a second batch while one is in flight is EAGAIN
+#    (sent from a process that was ready beforehand, once the first
+#    batch's request has left).  Part B needs the family's ep-op; a kernel
+#    without it answers EOPNOTSUPP and the part is reported SKIPPED.
 #
 # Runs as root in a test guest, after `make -C <repo> install`.
 
@@ -79,6 +81,7 @@ ICRC_GOOD=1
 
 # Part B.
 EP_TIMEOUT_NS=3000000000	# 3 s: TCG round trips are milliseconds
+EP_LONG_TIMEOUT_NS=4200000000	# near the u32 limit of the timeout
 EP_MAX_REQS=64			# MRC_EP_MAX_REQS
 PROBE_EVS=(0xc101 0xc202 0xd303 0xe404)
 BLACKHOLE_EV=0xc5c5
@@ -398,7 +401,7 @@ while read -r id port rtt adj state; do
 	[ "$rtt" -gt 0 ] || fail "probe $id: rtt $rtt"
 	[ "$adj" = 1 ] || fail "probe $id: adj-svc-time $adj"
 	n=$((n + 1))
-done < <(rsp_lines)
+done <<<"$(rsp_lines)"
 assert_eq "answered probes" "${#PROBE_EVS[@]}" "$n"
 log "ok: ${#PROBE_EVS[@]} probes answered, rtt > 0, port $MRC_PORT"
 expect_counters "probe batch" "$A.ep_reqs_sent=4 $A.ep_rsps_rcvd=4 \
@@ -419,9 +422,13 @@ run ip netns exec "$XFER_ROUTER_NS" tc filter add dev "$DATA_LINK" egress \
 run ynl --do ep-op --json "$(ep_json ev-probe "$(req_json 0x201 "${PROBE_EVS[1]}")" \
 	"$(req_json 0x202 "$BLACKHOLE_EV")")"
 bounded_output
-assert_eq "blackholed probe" "513 - - - timed-out" "$(rsp_lines | grep '^513 ')"
-[[ $(rsp_lines | grep '^514 ') == "514 $MRC_PORT "*" answered" ]] ||
-	fail "the probe on a working EV: $(rsp_lines | grep '^514 ')"
+# 0x201 (513) on a working EV, 0x202 (514) on the blackholed one; the
+# answered come first.
+rsps=$(rsp_lines)
+assert_eq "responses in order" "513 514" "$(cut -d' ' -f1 <<<"$rsps" | xargs)"
+[[ $(grep '^513 ' <<<"$rsps") == "513 $MRC_PORT "*" 1 answered" ]] ||
+	fail "the probe on a working EV: $(grep '^513 ' <<<"$rsps")"
+assert_eq "blackholed probe" "514 - - - timed-out" "$(grep '^514 ' <<<"$rsps")"
 run ip netns exec "$XFER_ROUTER_NS" tc -s filter show dev "$DATA_LINK" egress
 grep -q 'dropped 1,' "$BOUNDED_OUT" || { bounded_output; fail "fw did not drop exactly one"; }
 expect_counters "blackholed probe" "$A.ep_reqs_sent=2 $A.ep_rsps_rcvd=1 \
@@ -432,8 +439,8 @@ expect_counters "blackholed probe" "$A.ep_reqs_sent=2 $A.ep_rsps_rcvd=1 \
 log "ok: blackholed EV timed-out, the other answered"
 
 log "== B: Port Status Update: $B emits peer-status-event"
-bg_start events ip netns exec "$XFER_NS_B" "$PYTHON" "$EV_TOOL" "$YNL_CLI" \
-	"$SPEC" ep peer-status-event 60
+bg_start events ip netns exec "$XFER_NS_B" "$PYTHON" "$EV_TOOL" wait \
+	"$YNL_CLI" "$SPEC" ep peer-status-event 60
 wait_until "subscribed to group ep" "$WAIT_TIMEOUT" \
 	grep -q '^SUBSCRIBED' "$(bg_out events)"
 run ynl --do ep-op --json "$(ep_json port-status-update \
@@ -450,18 +457,75 @@ log "ok: peer-status-event from $B with port-status $PSU_MASK"
 snap
 
 log "== B: refusals"
-run_fails "$ERR_EINVAL" ynl --do ep-op --json "$(ep_json ev-probe \
-	"$(req_json 7 "${PROBE_EVS[0]}")" "$(req_json 7 "${PROBE_EVS[1]}")")"
-grep -qF "duplicate request id" "$BOUNDED_OUT" || fail "no extack: $(cat "$BOUNDED_OUT")"
-run_fails "$ERR_EINVAL" ynl --do ep-op --json "$(ep_json ev-probe \
-	"$(req_json 8 "${PROBE_EVS[0]}" "" "$GID_B")")"
-grep -qF "not a GID" "$BOUNDED_OUT" || fail "no extack: $(cat "$BOUNDED_OUT")"
+# ep_file NAME JSON: the request in a file (refusals log their command).
+ep_file() {
+	printf '%s\n' "$2" >"$MRC_TMP/$1.json"
+}
+ep_op_file() {
+	ynl --do ep-op --json "$(cat "$MRC_TMP/$1.json")"
+}
+# refused ERRTEXT EXTACK NAME
+refused() {
+	run_fails "$1" ep_op_file "$3"
+	grep -qF "'msg': '$2'" "$BOUNDED_OUT" ||
+		fail "no extack '$2': $(cat "$BOUNDED_OUT")"
+}
+ep_file dup "$(ep_json ev-probe "$(req_json 7 "${PROBE_EVS[0]}")" \
+	"$(req_json 7 "${PROBE_EVS[1]}")")"
+refused "$ERR_EINVAL" "duplicate request id in the batch" dup
+ep_file notours "$(ep_json ev-probe "$(req_json 8 "${PROBE_EVS[0]}" "" "$GID_B")")"
+refused "$ERR_EINVAL" "sgid is not a GID of the device on that port" notours
 reqs=()
 for ((i = 0; i <= EP_MAX_REQS; i++)); do
 	reqs+=("$(req_json $((0x400 + i)) "${PROBE_EVS[0]}")")
 done
-run_fails "$ERR_E2BIG" ynl --do ep-op --json "$(ep_json ev-probe "${reqs[@]}")"
+ep_file toomany "$(ep_json ev-probe "${reqs[@]}")"
+run_fails "$ERR_E2BIG" ep_op_file toomany
 expect_counters "refused batches send nothing" ""
+
+log "== B: a second batch while one is in flight: EAGAIN"
+# The second request waits, loaded and ready, in its own process; it is
+# sent once the first batch's request has left (mrcA's ep_reqs_sent), while
+# the first batch waits up to EP_LONG_TIMEOUT_NS for its blackholed probe.
+fifo2=$MRC_TMP/second.in
+mkfifo "$fifo2"
+exec {SECOND_FD}<>"$fifo2"
+second_exec() {
+	exec {SECOND_FD}>&-
+	ip netns exec "$XFER_NS_A" "$PYTHON" "$EV_TOOL" "do" "$YNL_CLI" "$SPEC" \
+		ep-op "$(ep_json ev-probe "$(req_json 0x502 "${PROBE_EVS[0]}")")" <"$1"
+}
+bg_start second second_exec "$fifo2"
+wait_until "the second batch ready" "$CMD_TIMEOUT" \
+	grep -q '^READY' "$(bg_out second)"
+first_exec() {
+	ynl --do ep-op --json "$(printf '{"dev-name": "%s", "op-type": "ev-probe", "timeout": %d, "req": [%s]}' \
+		"$A" "$EP_LONG_TIMEOUT_NS" "$(req_json 0x501 "$BLACKHOLE_EV")")"
+}
+bg_start first first_exec
+sent_one() {
+	local v
+	read -r v <"$(hwc_dir "$A")/ep_reqs_sent"
+	[ "$v" -gt "${SNAP[$A.ep_reqs_sent]}" ]
+}
+wait_until "the first batch sent" "$CMD_TIMEOUT" sent_one
+printf 'go\n' >&"$SECOND_FD"
+bg_wait second "$CMD_TIMEOUT" || fail "the second batch did not return"
+out2=$(bg_out second)
+sed 's/^/    /' "$out2"
+bg_done first && fail "the first batch ended before the second was refused"
+grep -q '^DONE error Resource temporarily unavailable' "$out2" ||
+	fail "the second batch was not refused with EAGAIN"
+grep -qF "'msg': 'another endpoint batch of this device is in flight'" "$out2" ||
+	fail "no extack for EAGAIN"
+bg_wait first "$CMD_TIMEOUT" || fail "the first batch did not return"
+sed 's/^/    /' "$(bg_out first)"
+[ "$(bg_rc first)" = 0 ] || fail "the first batch failed"
+assert_eq "the first batch" '[{"req-id":1281,"timed-out":true}]' \
+	"$(jq -c '.rsp' "$(bg_out first)")"
+expect_counters "one batch at a time" "$A.ep_reqs_sent=1 $A.ep_timeouts=1 \
+	$A.tx_pkts=1 $A.tx_bytes=$((IPV4_HLEN + REQ_UDP))"
+log "ok: EAGAIN while a batch is in flight"
 
 log "PASS"
 exit "$KSFT_PASS"
