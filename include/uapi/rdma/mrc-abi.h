@@ -150,6 +150,27 @@ struct mrc_resize_cq_resp {
 	struct mrc_queue_info cq;
 };
 
+/*
+ * Driver-specific input of the create QP command: an explicit binding to
+ * an EV and a CC profile of the controller (Documentation/mrc/netlink.rst,
+ * "Binding QPs to profiles").  Without MRC_CREATE_QP_BIND_PROFILES (or
+ * with no driver input at all, as plain ibv_create_qp sends) the QP takes
+ * its device's default profiles.  Profile id 0 is the built-in behaviour.
+ * Binding fails with ENOENT (profile in INIT), EINVAL (not ONLINE) or
+ * EOPNOTSUPP (an SRv6 EV profile, or unknown flags).  Fields may be
+ * appended later; the kernel requires bytes it does not know to be 0.
+ */
+enum mrc_create_qp_flags {
+	MRC_CREATE_QP_BIND_PROFILES	= 1 << 0,
+};
+
+struct mrc_create_qp_cmd {
+	__u32 flags;		/* enum mrc_create_qp_flags */
+	__u32 reserved;		/* 0 */
+	__aligned_u64 ev_profile_id;
+	__aligned_u64 cc_profile_id;
+};
+
 struct mrc_create_qp_resp {
 	struct mrc_queue_info sq;
 	struct mrc_queue_info rq;

@@ -1,19 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * rdma_mrc: the "mrc" generic netlink family (Documentation/mrc/netlink.rst,
- * Documentation/netlink/specs/mrc.yaml).
+ * Documentation/netlink/specs/mrc.yaml): devices, ports, profiles, QPs,
+ * endpoint operations, and the events of groups ev and ep.
  *
- * This first slice serves the read-only commands dev-get and port-get.  The
- * other commands of the spec are not registered yet, so genetlink answers
- * them with EOPNOTSUPP by itself.
+ * The profiles themselves live in mrc_profile.c; this file finds the
+ * device a request names, frames the messages and walks the dumps.
  */
+#include <linux/module.h>
 #include <linux/xarray.h>
 #include <net/genetlink.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 #include <uapi/linux/mrc_netlink.h>
 
 #include "mrc.h"
 #include "mrc_nl.h"
+#include "mrc_profile.h"
+
+unsigned int mrc_param_ev_event_rate = MRC_DEFAULT_EV_EVENT_RATE;
+module_param_named(ev_event_rate, mrc_param_ev_event_rate, uint, 0644);
+MODULE_PARM_DESC(ev_event_rate, "EV events a device sends per second at most; the rest are counted as dropped (default 1000)");
+
+/* The family's multicast groups, in the order of mrc_nl_mcgrps. */
+enum {
+	MRC_NLGRP_EV,
+	MRC_NLGRP_EP,
+};
+
+/* Room for a formatted extack message on kernels without _msg_buf. */
+#define MRC_NL_MSG_LEN		80
+#define MRC_NL_MSG_BUFS		64
 
 /*
  * The registered MRC devices by ib_device index.  An ib_client fills it: the
@@ -26,24 +43,191 @@ static DEFINE_XARRAY(mrc_nl_devs);
 
 static struct genl_family mrc_nl_family;
 
-static struct net_device *mrc_nl_port_ndev(struct ib_device *ibdev, u32 port)
-{
-	return mrc_port_ndev(to_mdev(ibdev), port);
-}
+/* --- policies -------------------------------------------------------------- */
 
-/* dev-get: request attributes of the do form (the dump takes none). */
-static const struct nla_policy mrc_nl_dev_get_policy[MRC_A_DEVICE_DEV_NAME + 1] = {
-	[MRC_A_DEVICE_DEV_INDEX] = { .type = NLA_U32 },
+/* Not const: 6.1 policies point at non-const ranges. */
+static struct netlink_range_validation mrc_nl_fraction_range = {
+	.max = MRC_FRACTION_ONE,
+};
+
+static struct netlink_range_validation mrc_nl_md_jump_range = {
+	.min = 1,
+	.max = MRC_FRACTION_ONE,
+};
+
+#define MRC_NL_DEV_ATTRS(set)						\
+	[MRC_A_##set##_DEV_INDEX] = { .type = NLA_U32 },		\
+	[MRC_A_##set##_DEV_NAME] = { .type = NLA_NUL_STRING,		\
+				     .len = MRC_DEV_NAME_MAX }
+
+#define MRC_NL_EV_VALUE_POLICY	NLA_POLICY_RANGE(NLA_BINARY, 1, MRC_EV_MAX_BYTES)
+
+const struct nla_policy mrc_nl_fmt_field_policy[MRC_A_FMT_FIELD_MAX + 1] = {
+	[MRC_A_FMT_FIELD_WIDTH] = NLA_POLICY_RANGE(NLA_U32, 1, 32),
+};
+
+const struct nla_policy mrc_nl_ev_field_policy[MRC_A_EV_FIELD_MAX + 1] = {
+	[MRC_A_EV_FIELD_WIDTH] = NLA_POLICY_RANGE(NLA_U32, 1, 32),
+	[MRC_A_EV_FIELD_INIT_VAL] = { .type = NLA_U32 },
+	[MRC_A_EV_FIELD_MIN_VAL] = { .type = NLA_U32 },
+	[MRC_A_EV_FIELD_MAX_VAL] = { .type = NLA_U32 },
+	[MRC_A_EV_FIELD_MASK] = { .type = NLA_U32 },
+};
+
+const struct nla_policy mrc_nl_ev_entry_policy[MRC_A_EV_ENTRY_MAX + 1] = {
+	[MRC_A_EV_ENTRY_INDEX] = { .type = NLA_U32 },
+	[MRC_A_EV_ENTRY_VALUE] = MRC_NL_EV_VALUE_POLICY,
+	[MRC_A_EV_ENTRY_PORT] = NLA_POLICY_MAX(NLA_U32, MRC_MAX_PORTS),
+	[MRC_A_EV_ENTRY_NEW_VALUE] = MRC_NL_EV_VALUE_POLICY,
+	[MRC_A_EV_ENTRY_NEW_PORT] = NLA_POLICY_RANGE(NLA_U32, 1, MRC_MAX_PORTS),
+	[MRC_A_EV_ENTRY_STATE] = NLA_POLICY_MASK(NLA_U32, MRC_EV_STATE_MASK),
+	[MRC_A_EV_ENTRY_FLAGS] = NLA_POLICY_MASK(NLA_U32, MRC_EV_OP_FLAGS_MASK),
+};
+
+const struct nla_policy mrc_nl_nscc_policy[MRC_A_NSCC_MAX + 1] = {
+	[MRC_A_NSCC_DISABLE_QA] = NLA_POLICY_MAX(NLA_U8, 1),
+	[MRC_A_NSCC_ADJUST_BYTES_THRESHOLD] = NLA_POLICY_MIN(NLA_U32, 1),
+	[MRC_A_NSCC_ADJUST_PERIOD_THRESHOLD] = NLA_POLICY_MIN(NLA_U32, 1),
+	[MRC_A_NSCC_BASE_RTT] = NLA_POLICY_MIN(NLA_U32, 1),
+	[MRC_A_NSCC_ETA] = { .type = NLA_U32 },
+	[MRC_A_NSCC_FI] = { .type = NLA_U32 },
+	[MRC_A_NSCC_FI_SCALE] = { .type = NLA_U32 },
+	[MRC_A_NSCC_GAMMA] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						   &mrc_nl_fraction_range),
+	[MRC_A_NSCC_MAX_MD_JUMP] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							 &mrc_nl_md_jump_range),
+	[MRC_A_NSCC_MAX_CWND] = NLA_POLICY_MIN(NLA_U32, 1),
+	[MRC_A_NSCC_QA_GATE] = NLA_POLICY_MAX(NLA_U8, 31),
+	[MRC_A_NSCC_QA_THRESHOLD] = NLA_POLICY_MIN(NLA_U32, 1),
+	[MRC_A_NSCC_TARGET_DELAY] = NLA_POLICY_MIN(NLA_U32, 1),
+};
+
+static const struct nla_policy mrc_nl_ep_req_policy[MRC_A_EP_REQ_MAX + 1] = {
+	[MRC_A_EP_REQ_REQ_ID] = { .type = NLA_U16 },
+	[MRC_A_EP_REQ_SGID] = NLA_POLICY_EXACT_LEN(MRC_GID_LEN),
+	[MRC_A_EP_REQ_DGID] = NLA_POLICY_EXACT_LEN(MRC_GID_LEN),
+	[MRC_A_EP_REQ_EV_FMT_MODE] = NLA_POLICY_MASK(NLA_U32,
+						     MRC_EV_FMT_MODE_MASK),
+	[MRC_A_EP_REQ_EV_VALUE] = MRC_NL_EV_VALUE_POLICY,
+	[MRC_A_EP_REQ_PORT] = NLA_POLICY_RANGE(NLA_U32, 1, MRC_MAX_PORTS),
+	[MRC_A_EP_REQ_PORT_STATUS] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy mrc_nl_dev_get_policy[MRC_A_DEVICE_MAX + 1] = {
+	MRC_NL_DEV_ATTRS(DEVICE),
+};
+
+static const struct nla_policy mrc_nl_dev_set_policy[MRC_A_DEVICE_MAX + 1] = {
+	MRC_NL_DEV_ATTRS(DEVICE),
+	[MRC_A_DEVICE_DEFAULT_EV_PROFILE] = { .type = NLA_U64 },
+	[MRC_A_DEVICE_DEFAULT_CC_PROFILE] = { .type = NLA_U64 },
+	[MRC_A_DEVICE_EV_SKIP_HOLD_US] = NLA_POLICY_MIN(NLA_U32, 1),
+};
+
+static const struct nla_policy mrc_nl_dev_new_policy[MRC_A_DEVICE_MAX + 1] = {
 	[MRC_A_DEVICE_DEV_NAME] = { .type = NLA_NUL_STRING,
 				    .len = MRC_DEV_NAME_MAX },
+	[MRC_A_DEVICE_NETDEV_IFINDEX] = { .type = NLA_U32 },
 };
 
-static const struct nla_policy mrc_nl_port_get_policy[MRC_A_PORT_PORT_INDEX + 1] = {
-	[MRC_A_PORT_DEV_INDEX] = { .type = NLA_U32 },
-	[MRC_A_PORT_DEV_NAME] = { .type = NLA_NUL_STRING,
-				  .len = MRC_DEV_NAME_MAX },
+static const struct nla_policy mrc_nl_port_get_policy[MRC_A_PORT_MAX + 1] = {
+	MRC_NL_DEV_ATTRS(PORT),
 	[MRC_A_PORT_PORT_INDEX] = NLA_POLICY_RANGE(NLA_U32, 1, MRC_MAX_PORTS),
 };
+
+static const struct nla_policy mrc_nl_port_set_policy[MRC_A_PORT_MAX + 1] = {
+	MRC_NL_DEV_ATTRS(PORT),
+	[MRC_A_PORT_PORT_INDEX] = NLA_POLICY_RANGE(NLA_U32, 1, MRC_MAX_PORTS),
+	[MRC_A_PORT_ADMIN_STATE] = NLA_POLICY_MAX(NLA_U32,
+						  MRC_PORT_ADMIN_STATE_MAX),
+};
+
+static const struct nla_policy
+mrc_nl_fmt_get_policy[MRC_A_EV_FMT_PROFILE_MAX + 1] = {
+	MRC_NL_DEV_ATTRS(EV_FMT_PROFILE),
+	[MRC_A_EV_FMT_PROFILE_ID] = NLA_POLICY_MIN(NLA_U64, 1),
+	[MRC_A_EV_FMT_PROFILE_ARRAY_SIZE] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy
+mrc_nl_fmt_set_policy[MRC_A_EV_FMT_PROFILE_MAX + 1] = {
+	MRC_NL_DEV_ATTRS(EV_FMT_PROFILE),
+	[MRC_A_EV_FMT_PROFILE_ID] = NLA_POLICY_MIN(NLA_U64, 1),
+	[MRC_A_EV_FMT_PROFILE_STATE] = NLA_POLICY_MAX(NLA_U32,
+						      MRC_PROFILE_STATE_MAX),
+	[MRC_A_EV_FMT_PROFILE_CUR_STATE] = NLA_POLICY_MAX(NLA_U32,
+							  MRC_PROFILE_STATE_MAX),
+	[MRC_A_EV_FMT_PROFILE_MODE] = NLA_POLICY_MASK(NLA_U32,
+						      MRC_EV_FMT_MODE_MASK),
+	[MRC_A_EV_FMT_PROFILE_FIELD] = NLA_POLICY_NESTED(mrc_nl_fmt_field_policy),
+};
+
+static const struct nla_policy mrc_nl_ev_get_policy[MRC_A_EV_PROFILE_MAX + 1] = {
+	MRC_NL_DEV_ATTRS(EV_PROFILE),
+	[MRC_A_EV_PROFILE_ID] = NLA_POLICY_MIN(NLA_U64, 1),
+	[MRC_A_EV_PROFILE_EV_OP] = NLA_POLICY_MAX(NLA_U32,
+						  MRC_EV_OP_QUERY_ARRAY),
+	[MRC_A_EV_PROFILE_EV] = NLA_POLICY_NESTED(mrc_nl_ev_entry_policy),
+	[MRC_A_EV_PROFILE_ARRAY_SIZE] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy mrc_nl_ev_set_policy[MRC_A_EV_PROFILE_MAX + 1] = {
+	MRC_NL_DEV_ATTRS(EV_PROFILE),
+	[MRC_A_EV_PROFILE_ID] = NLA_POLICY_MIN(NLA_U64, 1),
+	[MRC_A_EV_PROFILE_STATE] = NLA_POLICY_MAX(NLA_U32,
+						  MRC_PROFILE_STATE_MAX),
+	[MRC_A_EV_PROFILE_CUR_STATE] = NLA_POLICY_MAX(NLA_U32,
+						      MRC_PROFILE_STATE_MAX),
+	[MRC_A_EV_PROFILE_MODE] = NLA_POLICY_MASK(NLA_U32, MRC_EV_MODE_MASK),
+	[MRC_A_EV_PROFILE_FMT_PROFILE_ID] = { .type = NLA_U64 },
+	[MRC_A_EV_PROFILE_EV_COUNT] = NLA_POLICY_MIN(NLA_U32, 1),
+	[MRC_A_EV_PROFILE_EV_MIN_ACTIVE] = { .type = NLA_U32 },
+	[MRC_A_EV_PROFILE_EVENT_MASK] = NLA_POLICY_MASK(NLA_U32,
+							MRC_EV_STATE_MASK),
+	[MRC_A_EV_PROFILE_FIELD] = NLA_POLICY_NESTED(mrc_nl_ev_field_policy),
+	[MRC_A_EV_PROFILE_EV_OP] = NLA_POLICY_MAX(NLA_U32,
+						  MRC_EV_OP_QUERY_ARRAY),
+	[MRC_A_EV_PROFILE_EV] = NLA_POLICY_NESTED(mrc_nl_ev_entry_policy),
+};
+
+static const struct nla_policy
+mrc_nl_ev_array_policy[MRC_A_EV_PROFILE_MAX + 1] = {
+	MRC_NL_DEV_ATTRS(EV_PROFILE),
+	[MRC_A_EV_PROFILE_ID] = NLA_POLICY_MIN(NLA_U64, 1),
+};
+
+static const struct nla_policy mrc_nl_cc_get_policy[MRC_A_CC_PROFILE_MAX + 1] = {
+	MRC_NL_DEV_ATTRS(CC_PROFILE),
+	[MRC_A_CC_PROFILE_ID] = NLA_POLICY_MIN(NLA_U64, 1),
+};
+
+static const struct nla_policy mrc_nl_cc_set_policy[MRC_A_CC_PROFILE_MAX + 1] = {
+	MRC_NL_DEV_ATTRS(CC_PROFILE),
+	[MRC_A_CC_PROFILE_ID] = NLA_POLICY_MIN(NLA_U64, 1),
+	[MRC_A_CC_PROFILE_STATE] = NLA_POLICY_MAX(NLA_U32,
+						  MRC_PROFILE_STATE_MAX),
+	[MRC_A_CC_PROFILE_CUR_STATE] = NLA_POLICY_MAX(NLA_U32,
+						      MRC_PROFILE_STATE_MAX),
+	[MRC_A_CC_PROFILE_ALGORITHM] = { .type = NLA_NUL_STRING,
+					 .len = MRC_ALGO_NAME_MAX },
+	[MRC_A_CC_PROFILE_NSCC] = NLA_POLICY_NESTED(mrc_nl_nscc_policy),
+};
+
+static const struct nla_policy mrc_nl_qp_get_policy[MRC_A_QP_MAX + 1] = {
+	MRC_NL_DEV_ATTRS(QP),
+	[MRC_A_QP_QPN] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy mrc_nl_ep_op_policy[MRC_A_EP_MAX + 1] = {
+	MRC_NL_DEV_ATTRS(EP),
+	[MRC_A_EP_OP_TYPE] = NLA_POLICY_MAX(NLA_U32,
+					    MRC_EP_OP_TYPE_PORT_STATUS_UPDATE),
+	[MRC_A_EP_DSCP] = NLA_POLICY_MAX(NLA_U32, 63),
+	[MRC_A_EP_TIMEOUT] = NLA_POLICY_MIN(NLA_U32, 1),
+	[MRC_A_EP_REQ] = NLA_POLICY_NESTED(mrc_nl_ep_req_policy),
+};
+
+/* --- devices ------------------------------------------------------------- */
 
 /* A registration reference on the MRC device at @index, or NULL. */
 static struct ib_device *mrc_nl_get_by_index(u32 index)
@@ -77,25 +261,24 @@ static struct ib_device *mrc_nl_get_next(struct net *net, unsigned long *index)
 }
 
 /*
- * The device a request names by its dev-index (@idx_type) and/or dev-name
- * (@name_type) attribute, with a registration reference.  NULL if it names
- * none and @required is false; an ERR_PTR, with the reason in @extack, on a
- * refusal.
+ * The device a request names by its dev-index and/or dev-name attribute
+ * (numbers 1 and 2 in every attribute set), with a registration
+ * reference.  NULL if it names none and @required is false; an ERR_PTR,
+ * with the reason in @extack, on a refusal.
  */
 static struct ib_device *mrc_nl_dev_find(struct net *net,
-					 struct nlattr **attrs, int idx_type,
-					 int name_type, bool required,
+					 struct nlattr **attrs, bool required,
 					 struct netlink_ext_ack *extack)
 {
-	struct nlattr *idx = attrs[idx_type];
-	struct nlattr *name = attrs[name_type];
+	struct nlattr *idx = attrs[MRC_A_DEVICE_DEV_INDEX];
+	struct nlattr *name = attrs[MRC_A_DEVICE_DEV_NAME];
 	struct ib_device *ibdev;
 
 	if (!idx && !name) {
 		if (!required)
 			return NULL;
 		NL_SET_ERR_MSG(extack, "dev-index or dev-name is required");
-		NL_SET_ERR_ATTR_MISS(extack, NULL, idx_type);
+		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_DEVICE_DEV_INDEX);
 		return ERR_PTR(-EINVAL);
 	}
 
@@ -121,6 +304,12 @@ static struct ib_device *mrc_nl_dev_find(struct net *net,
 	return ibdev;
 }
 
+static struct ib_device *mrc_nl_info_dev(struct genl_info *info)
+{
+	return mrc_nl_dev_find(genl_info_net(info), info->attrs, true,
+			       info->extack);
+}
+
 /* Ends a dump step: an skb with messages makes the caller come back. */
 static int mrc_nl_dump_ret(struct sk_buff *skb, int err)
 {
@@ -129,10 +318,145 @@ static int mrc_nl_dump_ret(struct sk_buff *skb, int err)
 	return err ?: skb->len;
 }
 
+void *mrc_nl_msg_put(struct sk_buff *skb, u32 portid, u32 seq, int flags,
+		     u8 cmd)
+{
+	return genlmsg_put(skb, portid, seq, &mrc_nl_family, flags, cmd);
+}
+
+/* dev-index and dev-name: attributes 1 and 2 of every set. */
+int mrc_nl_put_dev(struct sk_buff *skb, struct mrc_dev *dev)
+{
+	if (nla_put_u32(skb, MRC_A_DEVICE_DEV_INDEX, dev->ibdev.index) ||
+	    nla_put_string(skb, MRC_A_DEVICE_DEV_NAME, dev_name(&dev->ibdev.dev)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/*
+ * E2BIG on a get: the extack says how many entries are needed, and the
+ * ack's cookie holds that number (u32, host order).
+ */
+void mrc_nl_set_e2big(struct netlink_ext_ack *extack,
+		      const struct nlattr *attr, u32 needed)
+{
+#ifdef NL_SET_ERR_MSG_FMT
+	NL_SET_ERR_MSG_FMT(extack, "array-size is too small: need %u entries",
+			   needed);
+#else
+	/*
+	 * Older kernels keep only a pointer to the message, which must
+	 * outlive the handler until the ack is built: a ring of buffers.
+	 */
+	static char bufs[MRC_NL_MSG_BUFS][MRC_NL_MSG_LEN];
+	static atomic_t next = ATOMIC_INIT(0);
+	char *buf = bufs[(u32)atomic_inc_return(&next) % MRC_NL_MSG_BUFS];
+
+	snprintf(buf, MRC_NL_MSG_LEN, "array-size is too small: need %u entries",
+		 needed);
+	if (extack)
+		extack->_msg = buf;
+#endif
+	if (!extack)
+		return;
+	extack->bad_attr = attr;
+	BUILD_BUG_ON(sizeof(needed) > NETLINK_MAX_COOKIE_LEN);
+	memcpy(extack->cookie, &needed, sizeof(needed));
+	extack->cookie_len = sizeof(needed);
+}
+
+/*
+ * Dump something of every device the requester may see, or of the one
+ * the request names.  @fn fills from *pos on and sets it to where it
+ * stopped.  cb->args: [0] device index, [1] position, [2] the one device
+ * of a filtered dump is done.
+ */
+typedef int (*mrc_nl_dump_fn)(struct sk_buff *skb, struct netlink_callback *cb,
+			      struct mrc_dev *dev, struct nlattr **tb,
+			      unsigned long *pos);
+
+static int mrc_nl_dump_devs(struct sk_buff *skb, struct netlink_callback *cb,
+			    const struct nla_policy *policy, int maxattr,
+			    bool dev_required, mrc_nl_dump_fn fn)
+{
+	struct net *net = sock_net(skb->sk);
+	unsigned long index = cb->args[0];
+	unsigned long pos = cb->args[1];
+	struct ib_device *ibdev;
+	struct nlattr **tb;
+	int err;
+
+	tb = kcalloc(maxattr + 1, sizeof(*tb), GFP_KERNEL);
+	if (!tb)
+		return -ENOMEM;
+	/*
+	 * genetlink validated the request already; where it keeps the parsed
+	 * attributes differs between 6.1 and 6.12, so parse them again.
+	 */
+	err = nlmsg_parse(cb->nlh, GENL_HDRLEN, tb, maxattr, policy,
+			  cb->extack);
+	if (err)
+		goto out;
+
+	ibdev = mrc_nl_dev_find(net, tb, dev_required, cb->extack);
+	if (IS_ERR(ibdev)) {
+		err = PTR_ERR(ibdev);
+		goto out;
+	}
+	if (ibdev) {
+		if (!cb->args[2]) {
+			err = fn(skb, cb, to_mdev(ibdev), tb, &pos);
+			cb->args[1] = pos;
+			cb->args[2] = !err;
+		}
+		ib_device_put(ibdev);
+		err = mrc_nl_dump_ret(skb, err);
+		goto out;
+	}
+
+	while ((ibdev = mrc_nl_get_next(net, &index))) {
+		if (index != cb->args[0])
+			pos = 0;
+		err = fn(skb, cb, to_mdev(ibdev), tb, &pos);
+		ib_device_put(ibdev);
+		if (err)
+			break;
+		index++;
+	}
+	cb->args[0] = index;
+	cb->args[1] = pos;
+	err = mrc_nl_dump_ret(skb, err);
+out:
+	kfree(tb);
+	return err;
+}
+
+/* Reply to a do request with @msg (or its error); drops @ibdev. */
+static int mrc_nl_send(struct genl_info *info, struct ib_device *ibdev,
+		       struct sk_buff *msg)
+{
+	ib_device_put(ibdev);
+	if (IS_ERR(msg))
+		return PTR_ERR(msg);
+	return genlmsg_reply(msg, info);
+}
+
+/* --- dev-* ------------------------------------------------------------------ */
+
+#define MRC_NL_DEV_CAPS	(MRC_DEV_CAPS_EV_PROFILE_MODIFY_ONLINE |	\
+			 MRC_DEV_CAPS_CC_PROFILE_MODIFY_ONLINE |	\
+			 MRC_DEV_CAPS_EV_EVENT |			\
+			 MRC_DEV_CAPS_EV_EVENT_PRECISE_DROP_CNT |	\
+			 MRC_DEV_CAPS_EP_OP_EV_PROBE |			\
+			 MRC_DEV_CAPS_EP_OP_PORT_STATUS_UPDATE |	\
+			 MRC_DEV_CAPS_MULTI_PLANE)
+
 /* One dev-get reply for @ibdev. */
 static int mrc_nl_dev_fill(struct sk_buff *skb, struct ib_device *ibdev,
 			   u32 portid, u32 seq, int flags)
 {
+	struct mrc_dev *dev = to_mdev(ibdev);
+	struct nlattr *nest;
 	u32 port_mask = 0;
 	void *hdr;
 	u32 port;
@@ -145,22 +469,25 @@ static int mrc_nl_dev_fill(struct sk_buff *skb, struct ib_device *ibdev,
 	rdma_for_each_port(ibdev, port)
 		port_mask |= BIT(port);
 
-	if (nla_put_u32(skb, MRC_A_DEVICE_DEV_INDEX, ibdev->index) ||
-	    nla_put_string(skb, MRC_A_DEVICE_DEV_NAME, dev_name(&ibdev->dev)) ||
+	if (mrc_nl_put_dev(skb, dev) ||
 	    nla_put_u32(skb, MRC_A_DEVICE_PROTOCOL_VERSION,
 			MRC_PROTOCOL_VERSION_V1) ||
 	    nla_put_u32(skb, MRC_A_DEVICE_PORT_MASK, port_mask) ||
-	    /* No profiles yet: the built-in behaviour, id 0. */
-	    nla_put_u64_64bit(skb, MRC_A_DEVICE_DEFAULT_EV_PROFILE, 0,
-			      MRC_A_DEVICE_PAD) ||
-	    nla_put_u64_64bit(skb, MRC_A_DEVICE_DEFAULT_CC_PROFILE, 0,
-			      MRC_A_DEVICE_PAD))
+	    nla_put_u32(skb, MRC_A_DEVICE_CAPS, MRC_NL_DEV_CAPS) ||
+	    mrc_profile_dev_fill(skb, dev))
 		goto cancel;
 
-	rdma_for_each_port(ibdev, port) {
-		struct net_device *ndev = mrc_nl_port_ndev(ibdev, port);
+	nest = nla_nest_start(skb, MRC_A_DEVICE_CC_ALGORITHM);
+	if (!nest ||
+	    nla_put_string(skb, MRC_A_CC_ALGORITHM_NAME, MRC_CC_ALGO_NAME_NSCC))
+		goto cancel;
+	nla_nest_end(skb, nest);
 
-		if (nla_put_u32(skb, MRC_A_DEVICE_NETDEV_IFINDEX, ndev->ifindex))
+	rdma_for_each_port(ibdev, port) {
+		struct net_device *ndev = mrc_port_ndev(dev, port);
+
+		if (ndev &&
+		    nla_put_u32(skb, MRC_A_DEVICE_NETDEV_IFINDEX, ndev->ifindex))
 			goto cancel;
 	}
 
@@ -172,11 +499,164 @@ cancel:
 	return -EMSGSIZE;
 }
 
+static int mrc_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ib_device *ibdev = mrc_nl_info_dev(info);
+	struct sk_buff *msg;
+	int err;
+
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg) {
+		msg = ERR_PTR(-ENOMEM);
+	} else {
+		err = mrc_nl_dev_fill(msg, ibdev, info->snd_portid,
+				      info->snd_seq, 0);
+		if (err) {
+			nlmsg_free(msg);
+			msg = ERR_PTR(err);
+		}
+	}
+	return mrc_nl_send(info, ibdev, msg);
+}
+
+static int mrc_nl_dev_dump_one(struct sk_buff *skb,
+			       struct netlink_callback *cb,
+			       struct mrc_dev *dev, struct nlattr **tb,
+			       unsigned long *pos)
+{
+	if (*pos)
+		return 0;
+	if (mrc_nl_dev_fill(skb, &dev->ibdev, NETLINK_CB(cb->skb).portid,
+			    cb->nlh->nlmsg_seq, NLM_F_MULTI))
+		return -EMSGSIZE;
+	*pos = 1;
+	return 0;
+}
+
+static int mrc_nl_dev_get_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	return mrc_nl_dump_devs(skb, cb, mrc_nl_dev_get_policy,
+				MRC_A_DEVICE_MAX, false, mrc_nl_dev_dump_one);
+}
+
+static int mrc_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ib_device *ibdev = mrc_nl_info_dev(info);
+	int err;
+
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
+	err = mrc_profile_dev_set(to_mdev(ibdev), info);
+	ib_device_put(ibdev);
+	return err;
+}
+
+static int mrc_nl_dev_new_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net_device *ndevs[MRC_MAX_PORTS] = {};
+	struct nlattr *name = info->attrs[MRC_A_DEVICE_DEV_NAME];
+	struct netlink_ext_ack *extack = info->extack;
+	struct ib_device *ibdev;
+	struct sk_buff *msg;
+	unsigned int n = 0, i;
+	struct nlattr *attr;
+	void *hdr;
+	int rem, err;
+
+	if (!name) {
+		NL_SET_ERR_MSG(extack, "dev-name is required");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_DEVICE_DEV_NAME);
+		return -EINVAL;
+	}
+	if (!info->attrs[MRC_A_DEVICE_NETDEV_IFINDEX]) {
+		NL_SET_ERR_MSG(extack, "at least one netdev-ifindex is required");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_DEVICE_NETDEV_IFINDEX);
+		return -EINVAL;
+	}
+
+	mrc_for_each_attr_type(attr, MRC_A_DEVICE_NETDEV_IFINDEX, info, rem) {
+		u32 ifindex = nla_get_u32(attr);
+
+		if (n == MRC_MAX_PORTS) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "more netdevs than max-ports");
+			err = -E2BIG;
+			goto out;
+		}
+		for (i = 0; i < n; i++) {
+			if (ndevs[i]->ifindex == ifindex) {
+				NL_SET_ERR_MSG_ATTR(extack, attr,
+						    "a netdev is named twice");
+				err = -EINVAL;
+				goto out;
+			}
+		}
+		ndevs[n] = dev_get_by_index(genl_info_net(info), ifindex);
+		if (!ndevs[n]) {
+			NL_SET_ERR_MSG_ATTR(extack, attr, "no such netdev");
+			err = -ENODEV;
+			goto out;
+		}
+		n++;
+	}
+
+	err = mrc_dev_new(nla_data(name), ndevs, n, extack);
+	if (err) {
+		if (!extack->_msg)
+			NL_SET_ERR_MSG(extack, "the device could not be created");
+		goto out;
+	}
+
+	ibdev = ib_device_get_by_name(nla_data(name), MRC_DRIVER_ID);
+	if (!ibdev) {
+		/* Deleted again at once: nothing to report. */
+		err = -ENODEV;
+		goto out;
+	}
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg) {
+		ib_device_put(ibdev);
+		err = -ENOMEM;
+		goto out;
+	}
+	hdr = genlmsg_put_reply(msg, info, &mrc_nl_family, 0, MRC_CMD_DEV_NEW);
+	if (!hdr || mrc_nl_put_dev(msg, to_mdev(ibdev))) {
+		ib_device_put(ibdev);
+		nlmsg_free(msg);
+		err = -EMSGSIZE;
+		goto out;
+	}
+	genlmsg_end(msg, hdr);
+	ib_device_put(ibdev);
+	err = genlmsg_reply(msg, info);
+out:
+	for (i = 0; i < n; i++)
+		dev_put(ndevs[i]);
+	return err;
+}
+
+static int mrc_nl_dev_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ib_device *ibdev = mrc_nl_info_dev(info);
+
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
+	/* As `rdma link delete`: user contexts are disassociated. */
+	ib_unregister_device_and_put(ibdev);
+	return 0;
+}
+
+/* --- port-* -------------------------------------------------------------------- */
+
 /* One port-get reply for port @port of @ibdev; may sleep. */
 static int mrc_nl_port_fill(struct sk_buff *skb, struct ib_device *ibdev,
 			    u32 port, u32 portid, u32 seq, int flags)
 {
-	struct net_device *ndev = mrc_nl_port_ndev(ibdev, port);
+	struct mrc_dev *dev = to_mdev(ibdev);
+	struct net_device *ndev = mrc_port_ndev(dev, port);
 	struct ib_port_attr attr;
 	void *hdr;
 	int err;
@@ -191,14 +671,14 @@ static int mrc_nl_port_fill(struct sk_buff *skb, struct ib_device *ibdev,
 	if (!hdr)
 		return -EMSGSIZE;
 
-	if (nla_put_u32(skb, MRC_A_PORT_DEV_INDEX, ibdev->index) ||
-	    nla_put_string(skb, MRC_A_PORT_DEV_NAME, dev_name(&ibdev->dev)) ||
+	if (mrc_nl_put_dev(skb, dev) ||
 	    nla_put_u32(skb, MRC_A_PORT_PORT_INDEX, port) ||
-	    nla_put_u32(skb, MRC_A_PORT_IFINDEX, ndev->ifindex) ||
-	    nla_put_string(skb, MRC_A_PORT_IFNAME, ndev->name) ||
-	    /* No port-set yet: every port follows its netdev. */
+	    (ndev && (nla_put_u32(skb, MRC_A_PORT_IFINDEX, ndev->ifindex) ||
+		      nla_put_string(skb, MRC_A_PORT_IFNAME, ndev->name))) ||
 	    nla_put_u32(skb, MRC_A_PORT_ADMIN_STATE,
-			MRC_PORT_ADMIN_STATE_ENABLED) ||
+			mrc_port_admin_enabled(dev, port) ?
+			MRC_PORT_ADMIN_STATE_ENABLED :
+			MRC_PORT_ADMIN_STATE_DISABLED) ||
 	    nla_put_u32(skb, MRC_A_PORT_STATE, attr.state)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -208,178 +688,585 @@ static int mrc_nl_port_fill(struct sk_buff *skb, struct ib_device *ibdev,
 	return 0;
 }
 
-/*
- * Answer a do request with @ibdev (@port 0) or one of its ports; drops the
- * reference on @ibdev.
- */
-static int mrc_nl_reply(struct genl_info *info, struct ib_device *ibdev,
-			u32 port)
+/* The port a do request names; -ENOENT if the device has no such port. */
+static int mrc_nl_port_arg(struct genl_info *info, struct ib_device *ibdev,
+			   u32 *port)
 {
-	struct sk_buff *msg;
-	int err = -ENOMEM;
+	struct nlattr *attr = info->attrs[MRC_A_PORT_PORT_INDEX];
 
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		goto out;
-	if (port)
-		err = mrc_nl_port_fill(msg, ibdev, port, info->snd_portid,
-				       info->snd_seq, 0);
-	else
-		err = mrc_nl_dev_fill(msg, ibdev, info->snd_portid,
-				      info->snd_seq, 0);
-	if (err) {
-		nlmsg_free(msg);
-		goto out;
-	}
-	err = genlmsg_reply(msg, info);
-out:
-	ib_device_put(ibdev);
-	return err;
-}
-
-static int mrc_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct ib_device *ibdev;
-
-	ibdev = mrc_nl_dev_find(genl_info_net(info), info->attrs,
-				MRC_A_DEVICE_DEV_INDEX, MRC_A_DEVICE_DEV_NAME,
-				true, info->extack);
-	if (IS_ERR(ibdev))
-		return PTR_ERR(ibdev);
-	return mrc_nl_reply(info, ibdev, 0);
-}
-
-static int mrc_nl_dev_get_dumpit(struct sk_buff *skb,
-				 struct netlink_callback *cb)
-{
-	struct net *net = sock_net(skb->sk);
-	unsigned long index = cb->args[0];
-	struct ib_device *ibdev;
-	int err = 0;
-
-	while ((ibdev = mrc_nl_get_next(net, &index))) {
-		err = mrc_nl_dev_fill(skb, ibdev,
-				      NETLINK_CB(cb->skb).portid,
-				      cb->nlh->nlmsg_seq, NLM_F_MULTI);
-		ib_device_put(ibdev);
-		if (err)
-			break;
-		index++;
-	}
-	cb->args[0] = index;
-	return mrc_nl_dump_ret(skb, err);
-}
-
-static int mrc_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr *port_attr = info->attrs[MRC_A_PORT_PORT_INDEX];
-	struct ib_device *ibdev;
-	u32 port;
-
-	if (!port_attr) {
+	if (!attr) {
 		NL_SET_ERR_MSG(info->extack, "port-index is required");
 		NL_SET_ERR_ATTR_MISS(info->extack, NULL, MRC_A_PORT_PORT_INDEX);
 		return -EINVAL;
 	}
-	port = nla_get_u32(port_attr);
-
-	ibdev = mrc_nl_dev_find(genl_info_net(info), info->attrs,
-				MRC_A_PORT_DEV_INDEX, MRC_A_PORT_DEV_NAME,
-				true, info->extack);
-	if (IS_ERR(ibdev))
-		return PTR_ERR(ibdev);
-
-	if (!rdma_is_port_valid(ibdev, port)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, port_attr,
+	*port = nla_get_u32(attr);
+	if (!rdma_is_port_valid(ibdev, *port)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
 				    "the device has no such port");
-		ib_device_put(ibdev);
 		return -ENOENT;
 	}
-	return mrc_nl_reply(info, ibdev, port);
+	return 0;
 }
 
-/*
- * Dump the ports of @ibdev from port *@port on; on failure *@port is the
- * port to resume at.
- */
-static int mrc_nl_port_dump_dev(struct sk_buff *skb,
-				struct netlink_callback *cb,
-				struct ib_device *ibdev, u32 *port)
+static int mrc_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	u32 p;
+	struct ib_device *ibdev = mrc_nl_info_dev(info);
+	struct sk_buff *msg;
+	u32 port;
 	int err;
 
-	for (p = max_t(u32, *port, rdma_start_port(ibdev));
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
+	err = mrc_nl_port_arg(info, ibdev, &port);
+	if (err) {
+		msg = ERR_PTR(err);
+		goto out;
+	}
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg) {
+		msg = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	err = mrc_nl_port_fill(msg, ibdev, port, info->snd_portid,
+			       info->snd_seq, 0);
+	if (err) {
+		nlmsg_free(msg);
+		msg = ERR_PTR(err);
+	}
+out:
+	return mrc_nl_send(info, ibdev, msg);
+}
+
+static int mrc_nl_port_dump_one(struct sk_buff *skb,
+				struct netlink_callback *cb,
+				struct mrc_dev *dev, struct nlattr **tb,
+				unsigned long *pos)
+{
+	struct ib_device *ibdev = &dev->ibdev;
+	unsigned long p;
+	int err;
+
+	if (tb[MRC_A_PORT_PORT_INDEX]) {
+		NL_SET_ERR_MSG_ATTR(cb->extack, tb[MRC_A_PORT_PORT_INDEX],
+				    "a port dump takes no port-index");
+		return -EINVAL;
+	}
+	for (p = max_t(unsigned long, *pos, rdma_start_port(ibdev));
 	     p <= rdma_end_port(ibdev); p++) {
 		err = mrc_nl_port_fill(skb, ibdev, p,
 				       NETLINK_CB(cb->skb).portid,
 				       cb->nlh->nlmsg_seq, NLM_F_MULTI);
 		if (err) {
-			*port = p;
+			*pos = p;
 			return err;
 		}
 	}
 	return 0;
 }
 
-/*
- * cb->args: [0] index of the device to go on with, [1] its next port,
- * [2] set when the one device of a filtered dump is done.
- */
 static int mrc_nl_port_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
-	struct nlattr *attrs[ARRAY_SIZE(mrc_nl_port_get_policy)];
-	struct net *net = sock_net(skb->sk);
-	unsigned long index = cb->args[0];
-	struct ib_device *ibdev;
-	u32 port = cb->args[1];
+	return mrc_nl_dump_devs(skb, cb, mrc_nl_port_get_policy,
+				MRC_A_PORT_MAX, false, mrc_nl_port_dump_one);
+}
+
+static int mrc_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *admin = info->attrs[MRC_A_PORT_ADMIN_STATE];
+	struct ib_device *ibdev = mrc_nl_info_dev(info);
+	u32 port;
 	int err;
 
-	/*
-	 * genetlink validated the request already; where it keeps the parsed
-	 * attributes differs between 6.1 and 6.12, so parse them again.
-	 */
-	err = nlmsg_parse(cb->nlh, GENL_HDRLEN, attrs,
-			  ARRAY_SIZE(mrc_nl_port_get_policy) - 1,
-			  mrc_nl_port_get_policy, cb->extack);
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
+	err = mrc_nl_port_arg(info, ibdev, &port);
+	if (err)
+		goto out;
+	if (!admin) {
+		NL_SET_ERR_MSG(info->extack, "admin-state is required");
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, MRC_A_PORT_ADMIN_STATE);
+		err = -EINVAL;
+		goto out;
+	}
+	err = mrc_port_set_admin(to_mdev(ibdev), port,
+				 nla_get_u32(admin) ==
+				 MRC_PORT_ADMIN_STATE_ENABLED, info->extack);
+out:
+	ib_device_put(ibdev);
+	return err;
+}
+
+/* --- profiles ------------------------------------------------------------------- */
+
+static int mrc_nl_fmt_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ib_device *ibdev = mrc_nl_info_dev(info);
+	int err;
+
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
+	err = mrc_profile_fmt_set(to_mdev(ibdev), info);
+	ib_device_put(ibdev);
+	return err;
+}
+
+static int mrc_nl_fmt_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ib_device *ibdev = mrc_nl_info_dev(info);
+
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
+	return mrc_nl_send(info, ibdev,
+			   mrc_profile_fmt_get(to_mdev(ibdev), info));
+}
+
+static int mrc_nl_fmt_dump_one(struct sk_buff *skb,
+			       struct netlink_callback *cb,
+			       struct mrc_dev *dev, struct nlattr **tb,
+			       unsigned long *pos)
+{
+	return mrc_profile_fmt_dump(skb, cb, dev, pos);
+}
+
+static int mrc_nl_fmt_get_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	return mrc_nl_dump_devs(skb, cb, mrc_nl_fmt_get_policy,
+				MRC_A_EV_FMT_PROFILE_MAX, false,
+				mrc_nl_fmt_dump_one);
+}
+
+static int mrc_nl_ev_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ib_device *ibdev = mrc_nl_info_dev(info);
+	int err;
+
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
+	err = mrc_profile_ev_set(to_mdev(ibdev), info);
+	ib_device_put(ibdev);
+	return err;
+}
+
+static int mrc_nl_ev_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ib_device *ibdev = mrc_nl_info_dev(info);
+
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
+	return mrc_nl_send(info, ibdev,
+			   mrc_profile_ev_get(to_mdev(ibdev), info));
+}
+
+static int mrc_nl_ev_dump_one(struct sk_buff *skb,
+			      struct netlink_callback *cb,
+			      struct mrc_dev *dev, struct nlattr **tb,
+			      unsigned long *pos)
+{
+	return mrc_profile_ev_dump(skb, cb, dev, pos);
+}
+
+static int mrc_nl_ev_get_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb)
+{
+	return mrc_nl_dump_devs(skb, cb, mrc_nl_ev_get_policy,
+				MRC_A_EV_PROFILE_MAX, false,
+				mrc_nl_ev_dump_one);
+}
+
+static int mrc_nl_ev_array_dump_one(struct sk_buff *skb,
+				    struct netlink_callback *cb,
+				    struct mrc_dev *dev, struct nlattr **tb,
+				    unsigned long *pos)
+{
+	if (!tb[MRC_A_EV_PROFILE_ID]) {
+		NL_SET_ERR_MSG(cb->extack, "id is required");
+		NL_SET_ERR_ATTR_MISS(cb->extack, NULL, MRC_A_EV_PROFILE_ID);
+		return -EINVAL;
+	}
+	return mrc_profile_ev_array_dump(skb, cb, dev,
+					 nla_get_u64(tb[MRC_A_EV_PROFILE_ID]),
+					 pos);
+}
+
+static int mrc_nl_ev_array_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	return mrc_nl_dump_devs(skb, cb, mrc_nl_ev_array_policy,
+				MRC_A_EV_PROFILE_MAX, true,
+				mrc_nl_ev_array_dump_one);
+}
+
+static int mrc_nl_cc_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ib_device *ibdev = mrc_nl_info_dev(info);
+	int err;
+
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
+	err = mrc_profile_cc_set(to_mdev(ibdev), info);
+	ib_device_put(ibdev);
+	return err;
+}
+
+static int mrc_nl_cc_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ib_device *ibdev = mrc_nl_info_dev(info);
+
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
+	return mrc_nl_send(info, ibdev,
+			   mrc_profile_cc_get(to_mdev(ibdev), info));
+}
+
+static int mrc_nl_cc_dump_one(struct sk_buff *skb,
+			      struct netlink_callback *cb,
+			      struct mrc_dev *dev, struct nlattr **tb,
+			      unsigned long *pos)
+{
+	return mrc_profile_cc_dump(skb, cb, dev, pos);
+}
+
+static int mrc_nl_cc_get_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb)
+{
+	return mrc_nl_dump_devs(skb, cb, mrc_nl_cc_get_policy,
+				MRC_A_CC_PROFILE_MAX, false,
+				mrc_nl_cc_dump_one);
+}
+
+/* --- qp-get ---------------------------------------------------------------------- */
+
+/*
+ * One qp-get message.  Under rcu_read_lock(): the QP stays bound (and its
+ * memory valid) until destroy has waited for readers.
+ */
+static int mrc_nl_qp_fill(struct sk_buff *skb, struct mrc_dev *dev,
+			  struct mrc_qp *qp, u32 portid, u32 seq, int flags)
+{
+	struct mrc_ev_profile *ev = qp->ev_profile;
+	struct mrc_cc_profile *cc = qp->cc_profile;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &mrc_nl_family, flags,
+			  MRC_CMD_QP_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (mrc_nl_put_dev(skb, dev) ||
+	    nla_put_u32(skb, MRC_A_QP_QPN, qp->ibqp.qp_num) ||
+	    nla_put_u64_64bit(skb, MRC_A_QP_EV_PROFILE_ID, ev ? ev->id : 0,
+			      MRC_A_QP_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_A_QP_CC_PROFILE_ID, cc ? cc->id : 0,
+			      MRC_A_QP_PAD) ||
+	    (qp->profile_explicit && nla_put_flag(skb, MRC_A_QP_EXPLICIT)) ||
+	    (READ_ONCE(qp->state) >= IB_QPS_RTR &&
+	     READ_ONCE(qp->state) <= IB_QPS_SQD &&
+	     nla_put(skb, MRC_A_QP_PEER_GID, MRC_GID_LEN,
+		     qp->path.dgid.raw)) ||
+	    nla_put_u32(skb, MRC_A_QP_EV_COUNT, READ_ONCE(qp->dp.nevs)) ||
+	    nla_put_u32(skb, MRC_A_QP_EV_USABLE, mrc_ev_qp_usable(qp))) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int mrc_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *qpn = info->attrs[MRC_A_QP_QPN];
+	struct ib_device *ibdev = mrc_nl_info_dev(info);
+	struct sk_buff *msg;
+	struct mrc_qp *qp;
+	int err;
+
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
+	if (!qpn) {
+		NL_SET_ERR_MSG(info->extack, "qpn is required");
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, MRC_A_QP_QPN);
+		msg = ERR_PTR(-EINVAL);
+		goto out;
+	}
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg) {
+		msg = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	rcu_read_lock();
+	qp = xa_load(&to_mdev(ibdev)->qp_xa, nla_get_u32(qpn));
+	if (qp)
+		err = mrc_nl_qp_fill(msg, to_mdev(ibdev), qp, info->snd_portid,
+				     info->snd_seq, 0);
+	rcu_read_unlock();
+	if (!qp) {
+		NL_SET_ERR_MSG_ATTR(info->extack, qpn, "no such QP");
+		err = -ENOENT;
+	}
+	if (err) {
+		nlmsg_free(msg);
+		msg = ERR_PTR(err);
+	}
+out:
+	return mrc_nl_send(info, ibdev, msg);
+}
+
+static int mrc_nl_qp_dump_one(struct sk_buff *skb,
+			      struct netlink_callback *cb,
+			      struct mrc_dev *dev, struct nlattr **tb,
+			      unsigned long *pos)
+{
+	unsigned long index;
+	struct mrc_qp *qp;
+	int err = 0;
+
+	rcu_read_lock();
+	xa_for_each_start(&dev->qp_xa, index, qp, *pos) {
+		err = mrc_nl_qp_fill(skb, dev, qp, NETLINK_CB(cb->skb).portid,
+				     cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (err) {
+			*pos = index;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return err;
+}
+
+static int mrc_nl_qp_get_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb)
+{
+	return mrc_nl_dump_devs(skb, cb, mrc_nl_qp_get_policy, MRC_A_QP_MAX,
+				false, mrc_nl_qp_dump_one);
+}
+
+/* --- ep-op ------------------------------------------------------------------------ */
+
+/* The path of EV @val (@len bytes) in format mode @mode. */
+static int mrc_nl_ep_ev(u32 mode, const u8 *val, int len, u8 port,
+			struct mrc_path *path, const struct nlattr *attr,
+			struct netlink_ext_ack *extack)
+{
+	u8 buf[MRC_EV_MAX_BYTES] = {};
+	int bytes;
+
+	memcpy(buf, val, len);
+	memset(path, 0, sizeof(*path));
+	path->port = port;
+	switch (mode) {
+	case MRC_EV_FMT_MODE_UDP:
+		bytes = MRC_FMT_UDP_BITS / BITS_PER_BYTE;
+		break;
+	case MRC_EV_FMT_MODE_STEV:
+		bytes = MRC_FMT_STEV_BITS / BITS_PER_BYTE;
+		break;
+	case MRC_EV_FMT_MODE_SRV6:
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "SRv6 endpoint requests are not supported yet");
+		return -EOPNOTSUPP;
+	default:
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "ev-fmt-mode must be exactly one mode");
+		return -EINVAL;
+	}
+	if (memchr_inv(buf + bytes, 0, MRC_EV_MAX_BYTES - bytes)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "the EV does not fit its mode");
+		return -EINVAL;
+	}
+	path->sport = (buf[0] << BITS_PER_BYTE) | buf[1];
+	if (mode == MRC_EV_FMT_MODE_STEV)
+		path->flow = (buf[2] << BITS_PER_BYTE) | buf[3];
+	if (!path->sport) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "the EV gives UDP source port 0");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int mrc_nl_ep_parse(struct genl_info *info, struct ib_device *ibdev,
+			   struct nlattr *nest, struct mrc_ep_req *req)
+{
+	static const int required[] = {
+		MRC_A_EP_REQ_REQ_ID, MRC_A_EP_REQ_SGID, MRC_A_EP_REQ_DGID,
+		MRC_A_EP_REQ_EV_FMT_MODE, MRC_A_EP_REQ_EV_VALUE,
+		MRC_A_EP_REQ_PORT,
+	};
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr *tb[MRC_A_EP_REQ_MAX + 1];
+	const struct ib_gid_attr *gattr;
+	unsigned int i;
+	int err;
+
+	err = nla_parse_nested(tb, MRC_A_EP_REQ_MAX, nest, mrc_nl_ep_req_policy,
+			       extack);
+	if (err)
+		return err;
+	for (i = 0; i < ARRAY_SIZE(required); i++) {
+		if (!tb[required[i]]) {
+			NL_SET_ERR_MSG_ATTR(extack, nest,
+					    "a request needs req-id, sgid, dgid, ev-fmt-mode, ev-value and port");
+			NL_SET_ERR_ATTR_MISS(extack, nest, required[i]);
+			return -EINVAL;
+		}
+	}
+	req->id = nla_get_u16(tb[MRC_A_EP_REQ_REQ_ID]);
+	memcpy(req->sgid.raw, nla_data(tb[MRC_A_EP_REQ_SGID]), MRC_GID_LEN);
+	memcpy(req->dgid.raw, nla_data(tb[MRC_A_EP_REQ_DGID]), MRC_GID_LEN);
+	req->port_status = tb[MRC_A_EP_REQ_PORT_STATUS] ?
+			   nla_get_u32(tb[MRC_A_EP_REQ_PORT_STATUS]) : 0;
+
+	if (!rdma_is_port_valid(ibdev, nla_get_u32(tb[MRC_A_EP_REQ_PORT]))) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EP_REQ_PORT],
+				    "the device has no such port");
+		return -EINVAL;
+	}
+	err = mrc_nl_ep_ev(nla_get_u32(tb[MRC_A_EP_REQ_EV_FMT_MODE]),
+			   nla_data(tb[MRC_A_EP_REQ_EV_VALUE]),
+			   nla_len(tb[MRC_A_EP_REQ_EV_VALUE]),
+			   nla_get_u32(tb[MRC_A_EP_REQ_PORT]), &req->ev,
+			   tb[MRC_A_EP_REQ_EV_VALUE], extack);
 	if (err)
 		return err;
 
-	if (attrs[MRC_A_PORT_PORT_INDEX]) {
-		NL_SET_ERR_MSG_ATTR(cb->extack, attrs[MRC_A_PORT_PORT_INDEX],
-				    "a port dump takes no port-index");
+	gattr = rdma_find_gid(ibdev, &req->sgid, IB_GID_TYPE_ROCE_UDP_ENCAP,
+			      NULL);
+	if (IS_ERR(gattr)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EP_REQ_SGID],
+				    "the device has no such RoCE v2 GID");
 		return -EINVAL;
 	}
+	rdma_put_gid_attr(gattr);
+	return 0;
+}
 
-	ibdev = mrc_nl_dev_find(net, attrs, MRC_A_PORT_DEV_INDEX,
-				MRC_A_PORT_DEV_NAME, false, cb->extack);
+/* Answered requests by arrival, then the ones that timed out. */
+static int mrc_nl_ep_reply(struct genl_info *info, struct mrc_dev *dev,
+			   const struct mrc_ep_req *reqs, unsigned int n)
+{
+	struct sk_buff *msg;
+	struct nlattr *nest;
+	unsigned int i, k, done = 0;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &mrc_nl_family, 0, MRC_CMD_EP_OP);
+	if (!hdr || nla_put_u32(msg, MRC_A_EP_DEV_INDEX, dev->ibdev.index))
+		goto fail;
+
+	/* Answered, by their order (n is small: a selection pass). */
+	for (k = 0; k < n; k++) {
+		const struct mrc_ep_req *r = NULL;
+
+		for (i = 0; i < n; i++) {
+			if (reqs[i].answered && reqs[i].order >= done &&
+			    (!r || reqs[i].order < r->order))
+				r = &reqs[i];
+		}
+		if (!r)
+			break;
+		done = r->order + 1;
+		nest = nla_nest_start(msg, MRC_A_EP_RSP);
+		if (!nest ||
+		    nla_put_u16(msg, MRC_A_EP_RSP_REQ_ID, r->id) ||
+		    nla_put_u32(msg, MRC_A_EP_RSP_PORT, r->rx_port) ||
+		    nla_put_u32(msg, MRC_A_EP_RSP_RTT, r->rtt_ns) ||
+		    nla_put_u8(msg, MRC_A_EP_RSP_ADJ_SVC_TIME, r->adj_svc_time))
+			goto fail;
+		nla_nest_end(msg, nest);
+	}
+	for (i = 0; i < n; i++) {
+		if (reqs[i].answered)
+			continue;
+		nest = nla_nest_start(msg, MRC_A_EP_RSP);
+		if (!nest ||
+		    nla_put_u16(msg, MRC_A_EP_RSP_REQ_ID, reqs[i].id) ||
+		    nla_put_flag(msg, MRC_A_EP_RSP_TIMED_OUT))
+			goto fail;
+		nla_nest_end(msg, nest);
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+fail:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+static int mrc_nl_ep_op_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **tb = info->attrs;
+	struct mrc_ep_req *reqs = NULL;
+	struct ib_device *ibdev;
+	unsigned int n = 0, i, j;
+	struct nlattr *nest;
+	u32 op;
+	u8 dscp;
+	int rem, err;
+
+	ibdev = mrc_nl_info_dev(info);
 	if (IS_ERR(ibdev))
 		return PTR_ERR(ibdev);
-	if (ibdev) {
-		/* Filtered by device: only its ports. */
-		if (!cb->args[2]) {
-			err = mrc_nl_port_dump_dev(skb, cb, ibdev, &port);
-			cb->args[1] = port;
-			cb->args[2] = !err;
+	if (!tb[MRC_A_EP_OP_TYPE] || !tb[MRC_A_EP_TIMEOUT] ||
+	    !tb[MRC_A_EP_REQ]) {
+		int miss = !tb[MRC_A_EP_OP_TYPE] ? MRC_A_EP_OP_TYPE :
+			   !tb[MRC_A_EP_TIMEOUT] ? MRC_A_EP_TIMEOUT :
+			   MRC_A_EP_REQ;
+
+		NL_SET_ERR_MSG(extack, "op-type, timeout and at least one req are required");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, miss);
+		err = -EINVAL;
+		goto out;
+	}
+	op = nla_get_u32(tb[MRC_A_EP_OP_TYPE]);
+	dscp = tb[MRC_A_EP_DSCP] ? nla_get_u32(tb[MRC_A_EP_DSCP]) :
+				   mrc_param_dscp_control;
+
+	mrc_for_each_attr_type(nest, MRC_A_EP_REQ, info, rem)
+		n++;
+	if (n > MRC_CTL_EP_MAX_REQS) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EP_REQ],
+				    "more requests than ep-max-reqs");
+		err = -E2BIG;
+		goto out;
+	}
+	reqs = kcalloc(n, sizeof(*reqs), GFP_KERNEL);
+	if (!reqs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	i = 0;
+	mrc_for_each_attr_type(nest, MRC_A_EP_REQ, info, rem) {
+		err = mrc_nl_ep_parse(info, ibdev, nest, &reqs[i]);
+		if (err)
+			goto out;
+		for (j = 0; j < i; j++) {
+			if (reqs[j].id == reqs[i].id) {
+				NL_SET_ERR_MSG_ATTR(extack, nest,
+						    "req-id is not unique in the batch");
+				err = -EINVAL;
+				goto out;
+			}
 		}
-		ib_device_put(ibdev);
-		return mrc_nl_dump_ret(skb, err);
+		i++;
 	}
 
-	while ((ibdev = mrc_nl_get_next(net, &index))) {
-		if (index != cb->args[0])
-			port = 0;
-		err = mrc_nl_port_dump_dev(skb, cb, ibdev, &port);
-		ib_device_put(ibdev);
-		if (err)
-			break;
-		index++;
-	}
-	cb->args[0] = index;
-	cb->args[1] = port;
-	return mrc_nl_dump_ret(skb, err);
+	err = mrc_ep_batch(to_mdev(ibdev), op, dscp,
+			   nla_get_u32(tb[MRC_A_EP_TIMEOUT]), reqs, n, extack);
+	if (!err)
+		err = mrc_nl_ep_reply(info, to_mdev(ibdev), reqs, n);
+out:
+	kfree(reqs);
+	ib_device_put(ibdev);
+	return err;
 }
+
+/* --- operations and the family -------------------------------------------------- */
+
+#define MRC_NL_OP(_cmd, _policy, _maxattr, _flags)			\
+	.cmd = _cmd, .policy = _policy, .maxattr = _maxattr, .flags = _flags
 
 /*
  * struct genl_ops, not genl_split_ops: 6.1 has no split ops.  One policy
@@ -387,24 +1274,97 @@ static int mrc_nl_port_get_dumpit(struct sk_buff *skb,
  */
 static const struct genl_ops mrc_nl_ops[] = {
 	{
-		.cmd = MRC_CMD_DEV_GET,
+		MRC_NL_OP(MRC_CMD_DEV_GET, mrc_nl_dev_get_policy,
+			  MRC_A_DEVICE_MAX, 0),
 		.doit = mrc_nl_dev_get_doit,
 		.dumpit = mrc_nl_dev_get_dumpit,
-		.policy = mrc_nl_dev_get_policy,
-		.maxattr = ARRAY_SIZE(mrc_nl_dev_get_policy) - 1,
 	},
 	{
-		.cmd = MRC_CMD_PORT_GET,
+		MRC_NL_OP(MRC_CMD_DEV_SET, mrc_nl_dev_set_policy,
+			  MRC_A_DEVICE_MAX, GENL_ADMIN_PERM),
+		.doit = mrc_nl_dev_set_doit,
+	},
+	{
+		MRC_NL_OP(MRC_CMD_DEV_NEW, mrc_nl_dev_new_policy,
+			  MRC_A_DEVICE_MAX, GENL_ADMIN_PERM),
+		.doit = mrc_nl_dev_new_doit,
+	},
+	{
+		MRC_NL_OP(MRC_CMD_DEV_DEL, mrc_nl_dev_get_policy,
+			  MRC_A_DEVICE_MAX, GENL_ADMIN_PERM),
+		.doit = mrc_nl_dev_del_doit,
+	},
+	{
+		MRC_NL_OP(MRC_CMD_PORT_GET, mrc_nl_port_get_policy,
+			  MRC_A_PORT_MAX, 0),
 		.doit = mrc_nl_port_get_doit,
 		.dumpit = mrc_nl_port_get_dumpit,
-		.policy = mrc_nl_port_get_policy,
-		.maxattr = ARRAY_SIZE(mrc_nl_port_get_policy) - 1,
 	},
+	{
+		MRC_NL_OP(MRC_CMD_PORT_SET, mrc_nl_port_set_policy,
+			  MRC_A_PORT_MAX, GENL_ADMIN_PERM),
+		.doit = mrc_nl_port_set_doit,
+	},
+	{
+		MRC_NL_OP(MRC_CMD_EV_FMT_PROFILE_GET, mrc_nl_fmt_get_policy,
+			  MRC_A_EV_FMT_PROFILE_MAX, 0),
+		.doit = mrc_nl_fmt_get_doit,
+		.dumpit = mrc_nl_fmt_get_dumpit,
+	},
+	{
+		MRC_NL_OP(MRC_CMD_EV_FMT_PROFILE_SET, mrc_nl_fmt_set_policy,
+			  MRC_A_EV_FMT_PROFILE_MAX, GENL_ADMIN_PERM),
+		.doit = mrc_nl_fmt_set_doit,
+	},
+	{
+		MRC_NL_OP(MRC_CMD_EV_PROFILE_GET, mrc_nl_ev_get_policy,
+			  MRC_A_EV_PROFILE_MAX, 0),
+		.doit = mrc_nl_ev_get_doit,
+		.dumpit = mrc_nl_ev_get_dumpit,
+	},
+	{
+		MRC_NL_OP(MRC_CMD_EV_PROFILE_SET, mrc_nl_ev_set_policy,
+			  MRC_A_EV_PROFILE_MAX, GENL_ADMIN_PERM),
+		.doit = mrc_nl_ev_set_doit,
+	},
+	{
+		MRC_NL_OP(MRC_CMD_EV_GET, mrc_nl_ev_array_policy,
+			  MRC_A_EV_PROFILE_MAX, 0),
+		.dumpit = mrc_nl_ev_array_dumpit,
+	},
+	{
+		MRC_NL_OP(MRC_CMD_CC_PROFILE_GET, mrc_nl_cc_get_policy,
+			  MRC_A_CC_PROFILE_MAX, 0),
+		.doit = mrc_nl_cc_get_doit,
+		.dumpit = mrc_nl_cc_get_dumpit,
+	},
+	{
+		MRC_NL_OP(MRC_CMD_CC_PROFILE_SET, mrc_nl_cc_set_policy,
+			  MRC_A_CC_PROFILE_MAX, GENL_ADMIN_PERM),
+		.doit = mrc_nl_cc_set_doit,
+	},
+	{
+		MRC_NL_OP(MRC_CMD_QP_GET, mrc_nl_qp_get_policy, MRC_A_QP_MAX, 0),
+		.doit = mrc_nl_qp_get_doit,
+		.dumpit = mrc_nl_qp_get_dumpit,
+	},
+	{
+		MRC_NL_OP(MRC_CMD_EP_OP, mrc_nl_ep_op_policy, MRC_A_EP_MAX,
+			  GENL_ADMIN_PERM),
+		.doit = mrc_nl_ep_op_doit,
+	},
+};
+
+static const struct genl_multicast_group mrc_nl_mcgrps[] = {
+	[MRC_NLGRP_EV] = { .name = MRC_MCGRP_EV,
+			   .flags = GENL_MCAST_CAP_NET_ADMIN },
+	[MRC_NLGRP_EP] = { .name = MRC_MCGRP_EP,
+			   .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
 /*
  * Each command has its own policy, so the family has none (and no family
- * maxattr).  parallel_ops: ep-op will sleep while it waits for answers.
+ * maxattr).  parallel_ops: ep-op sleeps while it waits for answers.
  */
 static struct genl_family mrc_nl_family __ro_after_init = {
 	.name = MRC_FAMILY_NAME,
@@ -414,18 +1374,143 @@ static struct genl_family mrc_nl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = mrc_nl_ops,
 	.n_ops = ARRAY_SIZE(mrc_nl_ops),
+	.mcgrps = mrc_nl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(mrc_nl_mcgrps),
 };
 
-/* An EV of @qp changed state; sent to group ev (not yet registered). */
-void mrc_nl_ev_event(struct mrc_qp *qp, const struct mrc_ev_event *ev)
+/* --- events ---------------------------------------------------------------------- */
+
+/* Events go to the namespace of the device's (first) netdev. */
+static struct net *mrc_nl_dev_net(struct mrc_dev *dev, u32 port)
 {
+	struct net_device *ndev = mrc_port_ndev(dev, port);
+
+	if (!ndev)
+		ndev = mrc_port_ndev(dev, rdma_start_port(&dev->ibdev));
+	return ndev ? dev_net(ndev) : NULL;
 }
 
-/* A Port Status Update arrived from @peer; for group ep. */
+/*
+ * Whether one more EV event of @ctl may go out now; if so *@drops takes
+ * the events lost since the previous one that went out.
+ */
+static bool mrc_nl_ev_admit(struct mrc_ctl *ctl, u32 *drops)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&ctl->ev_lock, flags);
+	if (time_after_eq(jiffies, ctl->ev_window + HZ)) {
+		ctl->ev_window = jiffies;
+		ctl->ev_in_window = 0;
+	}
+	ok = ctl->ev_in_window < READ_ONCE(mrc_param_ev_event_rate);
+	if (ok) {
+		ctl->ev_in_window++;
+		*drops = ctl->ev_pending_drops;
+		ctl->ev_pending_drops = 0;
+	} else {
+		ctl->ev_pending_drops++;
+		atomic64_inc(&ctl->ev_drops);
+	}
+	spin_unlock_irqrestore(&ctl->ev_lock, flags);
+	return ok;
+}
+
+/* An event that was admitted could not be sent after all. */
+static void mrc_nl_ev_lost(struct mrc_ctl *ctl, u32 drops)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctl->ev_lock, flags);
+	ctl->ev_pending_drops += drops + 1;
+	spin_unlock_irqrestore(&ctl->ev_lock, flags);
+	atomic64_inc(&ctl->ev_drops);
+}
+
+/*
+ * An EV of @qp changed state: an ev-event to group ev if the QP's profile
+ * selects the new state.  Atomic context.
+ */
+void mrc_nl_ev_event(struct mrc_qp *qp, const struct mrc_ev_event *ev)
+{
+	struct mrc_dev *dev = qp->dev;
+	struct mrc_ctl *ctl = dev->ctl;
+	u8 val[MRC_EV_MAX_BYTES], len, port;
+	struct sk_buff *skb;
+	u32 mask, drops;
+	struct net *net;
+	void *hdr;
+	u64 id;
+
+	if (!mrc_profile_qp_ev_value(qp, ev->slot, val, &len, &port, &id,
+				     &mask))
+		return;
+	if (!(mask & ev->state))
+		return;
+	net = mrc_nl_dev_net(dev, port);
+	if (!net || !genl_has_listeners(&mrc_nl_family, net, MRC_NLGRP_EV))
+		return;
+	if (!mrc_nl_ev_admit(ctl, &drops))
+		return;
+
+	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_ATOMIC);
+	if (!skb)
+		goto lost;
+	hdr = genlmsg_put(skb, 0, 0, &mrc_nl_family, 0, MRC_CMD_EV_EVENT);
+	if (!hdr)
+		goto free;
+	if (mrc_nl_put_dev(skb, dev) ||
+	    nla_put_u64_64bit(skb, MRC_A_EV_EVENT_PROFILE_ID, id,
+			      MRC_A_EV_EVENT_PAD) ||
+	    nla_put(skb, MRC_A_EV_EVENT_VALUE, len, val) ||
+	    nla_put_u32(skb, MRC_A_EV_EVENT_PORT, port) ||
+	    nla_put_u32(skb, MRC_A_EV_EVENT_STATE, ev->state) ||
+	    nla_put_u32(skb, MRC_A_EV_EVENT_PREV_STATE, ev->prev_state) ||
+	    nla_put_u32(skb, MRC_A_EV_EVENT_REASON, ev->reason) ||
+	    nla_put_u32(skb, MRC_A_EV_EVENT_QPN, qp->ibqp.qp_num) ||
+	    nla_put_u32(skb, MRC_A_EV_EVENT_DROP_COUNT, drops) ||
+	    nla_put_u32(skb, MRC_A_EV_EVENT_EV_USABLE, ev->usable))
+		goto free;
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast_netns(&mrc_nl_family, net, skb, 0, MRC_NLGRP_EV,
+				GFP_ATOMIC);
+	return;
+free:
+	nlmsg_free(skb);
+lost:
+	mrc_nl_ev_lost(ctl, drops);
+}
+
+/* A Port Status Update arrived from @peer: peer-status-event, group ep. */
 void mrc_nl_peer_status(struct mrc_dev *dev, u32 port,
 			const union ib_gid *peer, u32 port_status)
 {
+	struct net *net = mrc_nl_dev_net(dev, port);
+	struct sk_buff *skb;
+	void *hdr;
+
+	if (!net || !genl_has_listeners(&mrc_nl_family, net, MRC_NLGRP_EP))
+		return;
+	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_ATOMIC);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &mrc_nl_family, 0,
+			  MRC_CMD_PEER_STATUS_EVENT);
+	if (!hdr ||
+	    mrc_nl_put_dev(skb, dev) ||
+	    nla_put_u32(skb, MRC_A_PEER_STATUS_PORT, port) ||
+	    nla_put(skb, MRC_A_PEER_STATUS_PEER_GID, MRC_GID_LEN, peer->raw) ||
+	    nla_put_u32(skb, MRC_A_PEER_STATUS_PORT_STATUS, port_status)) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast_netns(&mrc_nl_family, net, skb, 0, MRC_NLGRP_EP,
+				GFP_ATOMIC);
 }
+
+/* --- registration ---------------------------------------------------------------- */
 
 static int mrc_nl_add_one(struct ib_device *ibdev)
 {

@@ -115,6 +115,30 @@
 #define MRC_DEFAULT_DSCP_CONTROL	46
 #define MRC_DEFAULT_CONTROL_PKEY	0xffff	/* (p) P_Key on control packets */
 
+/*
+ * Controller limits (dev-get, Documentation/mrc/netlink.rst): profiles out
+ * of INIT per kind, EVs over all EV profiles and per profile, the explicit
+ * ev-count alignment, EV bits, entries per EV operation, fields per
+ * profile, requests per endpoint operation.
+ */
+#define MRC_CTL_MAX_FMT_PROFILES	64
+#define MRC_CTL_MAX_EV_PROFILES		64
+#define MRC_CTL_MAX_CC_PROFILES		64
+#define MRC_CTL_EV_MAX_COUNT		65536
+#define MRC_CTL_EV_MAX_COUNT_PROFILE	4096
+#define MRC_CTL_EV_COUNT_ALIGN		1
+#define MRC_CTL_EV_MAX_WIDTH		256
+#define MRC_CTL_EV_OP_MAX_ENTRIES	1024
+#define MRC_CTL_MAX_FIELDS		32
+#define MRC_CTL_EP_MAX_REQS		64
+/*
+ * GEN profiles: candidate values generation may skip (values whose UDP
+ * source port would be 0) before it gives up looking for more.
+ */
+#define MRC_CTL_EV_GEN_MAX_SKIP		65536
+/* EV events one device sends per second at most (p). */
+#define MRC_DEFAULT_EV_EVENT_RATE	1000
+
 /* The IB verbs timeout attribute: 4.096 us * 2^t; 0 means none. */
 #define MRC_VERBS_TIMEOUT_BASE_NS	4096
 
@@ -130,12 +154,14 @@ extern unsigned int mrc_param_dscp_data;
 extern unsigned int mrc_param_dscp_retx;
 extern unsigned int mrc_param_dscp_control;
 extern unsigned int mrc_param_control_pkey;
+extern unsigned int mrc_param_ev_event_rate;
 
 /*
- * Endpoint operations (mrc_ep.c): requests in one batch, and the longest
- * a batch may wait for its responses.
+ * Endpoint operations (mrc_ep.c): requests in one batch (the device limit
+ * the family reports as ep-max-reqs), and the longest a batch may wait for
+ * its responses.
  */
-#define MRC_EP_MAX_REQS			64
+#define MRC_EP_MAX_REQS			MRC_CTL_EP_MAX_REQS
 #define MRC_EP_MAX_TIMEOUT_NS		(60ULL * NSEC_PER_SEC)
 
 #endif /* MRC_PARAM_H */

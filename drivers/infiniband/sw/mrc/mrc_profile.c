@@ -1,50 +1,2147 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * rdma_mrc: EV format, EV and CC profiles, and the binding of QPs to them.
+ * rdma_mrc: EV format, EV and CC profiles, the device defaults, and the
+ * binding of QPs to profiles (Documentation/mrc/netlink.rst).
  *
- * First slice: no profiles; every QP uses the built-in behaviour.
+ * Every change runs under ctl->lock (a mutex) and is built on a copy of
+ * the profile's configuration: everything a request asks is checked before
+ * anything is applied.  The datapath reads an EV profile's array in atomic
+ * context under the profile's spinlock; a changed array is built aside and
+ * swapped in under that lock.
  */
+#include <linux/bitmap.h>
+#include <linux/slab.h>
+
 #include "mrc.h"
+#include "mrc_profile.h"
+
+/* --- EV bits ------------------------------------------------------------- */
+
+/* @n (at most 32) bits of @buf from bit @pos on, bit 7 of byte 0 first. */
+static u32 mrc_bits_get(const u8 *buf, u32 pos, u32 n)
+{
+	u32 v = 0;
+
+	for (; n; n--, pos++)
+		v = (v << 1) | ((buf[pos / BITS_PER_BYTE] >>
+				 (BITS_PER_BYTE - 1 - pos % BITS_PER_BYTE)) & 1);
+	return v;
+}
+
+static void mrc_bits_put(u8 *buf, u32 pos, u32 n, u32 v)
+{
+	u8 bit;
+
+	for (; n; n--, pos++) {
+		bit = BIT(BITS_PER_BYTE - 1 - pos % BITS_PER_BYTE);
+		if ((v >> (n - 1)) & 1)
+			buf[pos / BITS_PER_BYTE] |= bit;
+		else
+			buf[pos / BITS_PER_BYTE] &= ~bit;
+	}
+}
+
+/* Spread the low popcount(@mask) bits of @bits over @mask, high first. */
+static u32 mrc_mask_deposit(u32 bits, u32 mask)
+{
+	u32 n = hweight32(mask);
+	u32 v = 0;
+	int b;
+
+	for (b = 31; b >= 0 && n; b--) {
+		if (!(mask & BIT(b)))
+			continue;
+		n--;
+		if (bits & BIT(n))
+			v |= BIT(b);
+	}
+	return v;
+}
+
+static u32 mrc_fmt_width(const struct mrc_fmt_cfg *f)
+{
+	u32 i, w = 0;
+
+	for (i = 0; i < f->nfields; i++)
+		w += f->width[i];
+	return w;
+}
+
+static u32 mrc_fmt_mode_bits(u32 mode)
+{
+	switch (mode) {
+	case MRC_EV_FMT_MODE_UDP:
+		return MRC_FMT_UDP_BITS;
+	case MRC_EV_FMT_MODE_STEV:
+		return MRC_FMT_STEV_BITS;
+	default:
+		return MRC_FMT_SRV6_BITS;
+	}
+}
+
+/*
+ * Expand EV @val of a profile (@c) with format @f into @out and the path
+ * the datapath sends it on.  -EINVAL if it does not fit, or its UDP source
+ * port would be 0.  @f must have its fields.
+ */
+static int mrc_ev_expand(const struct mrc_ev_cfg *c,
+			 const struct mrc_fmt_cfg *f, const u8 *val, u8 port,
+			 struct mrc_path *path)
+{
+	u8 out[MRC_EV_MAX_BYTES] = {};
+	u32 in = 0, outpos = 0, i, n, v;
+
+	if (!c->nfields) {
+		memcpy(out, val, MRC_EV_MAX_BYTES);
+		in = mrc_fmt_width(f);
+	} else {
+		for (i = 0; i < c->nfields; i++) {
+			const struct mrc_ev_field *fld = &c->field[i];
+
+			n = hweight32(fld->mask);
+			v = (fld->init_val & ~fld->mask) |
+			    mrc_mask_deposit(mrc_bits_get(val, in, n),
+					     fld->mask);
+			in += n;
+			mrc_bits_put(out, outpos, f->width[i], v);
+			outpos += f->width[i];
+		}
+	}
+	/* EV bits the fields did not take must be 0. */
+	for (; in < MRC_EV_MAX_BITS; in++)
+		if (mrc_bits_get(val, in, 1))
+			return -EINVAL;
+
+	memset(path, 0, sizeof(*path));
+	path->port = port;
+	switch (f->mode) {
+	case MRC_EV_FMT_MODE_UDP:
+		path->sport = mrc_bits_get(out, 0, MRC_EV_SPORT_BITS);
+		break;
+	case MRC_EV_FMT_MODE_STEV:
+		path->sport = mrc_bits_get(out, 0, MRC_EV_SPORT_BITS);
+		path->flow = mrc_bits_get(out, MRC_EV_SPORT_BITS,
+					  MRC_EV_FLOW_BITS);
+		break;
+	default:
+		/* SRv6: stored only, no path. */
+		return 0;
+	}
+	return path->sport ? 0 : -EINVAL;
+}
+
+/* --- lookups --------------------------------------------------------------- */
+
+#define MRC_FIND(name, type)						\
+static struct type *name(struct list_head *head, u64 id)		\
+{									\
+	struct type *p;							\
+									\
+	list_for_each_entry(p, head, node)				\
+		if (p->id == id)					\
+			return p;					\
+	return NULL;							\
+}
+
+MRC_FIND(mrc_fmt_find, mrc_fmt_profile)
+MRC_FIND(mrc_evp_find, mrc_ev_profile)
+MRC_FIND(mrc_cc_find, mrc_cc_profile)
+
+/* Insert @node (id @id) into @head, which is sorted by id. */
+#define MRC_INSERT(name, type)						\
+static void name(struct list_head *head, struct type *new)		\
+{									\
+	struct type *p;							\
+									\
+	list_for_each_entry(p, head, node) {				\
+		if (p->id > new->id) {					\
+			list_add_tail(&new->node, &p->node);		\
+			return;						\
+		}							\
+	}								\
+	list_add_tail(&new->node, head);				\
+}
+
+MRC_INSERT(mrc_fmt_insert, mrc_fmt_profile)
+MRC_INSERT(mrc_evp_insert, mrc_ev_profile)
+MRC_INSERT(mrc_cc_insert, mrc_cc_profile)
+
+static u32 mrc_get_u32(const struct nlattr *attr)
+{
+	return attr ? nla_get_u32(attr) : 0;
+}
+
+static u64 mrc_attr_id(struct nlattr **tb, int type,
+		       struct netlink_ext_ack *extack)
+{
+	if (!tb[type]) {
+		NL_SET_ERR_MSG(extack, "id is required");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, type);
+		return 0;
+	}
+	return nla_get_u64(tb[type]);
+}
+
+/*
+ * The state a set request moves a profile in state @cur to, in *@target:
+ * checks cur-state and that the move is an arrow of the state machine.
+ */
+static int mrc_state_target(u32 cur, struct nlattr *state,
+			    struct nlattr *cur_state, u32 *target,
+			    struct netlink_ext_ack *extack)
+{
+	u32 t;
+
+	if (cur_state && nla_get_u32(cur_state) != cur) {
+		NL_SET_ERR_MSG_ATTR(extack, cur_state,
+				    "the profile is not in cur-state");
+		return -EINVAL;
+	}
+	t = state ? nla_get_u32(state) : cur;
+	if ((cur == MRC_PROFILE_STATE_INIT && t == MRC_PROFILE_STATE_ONLINE) ||
+	    (cur == MRC_PROFILE_STATE_ONLINE && t == MRC_PROFILE_STATE_INIT)) {
+		NL_SET_ERR_MSG_ATTR(extack, state,
+				    "no such transition: INIT and ONLINE go through OFFLINE");
+		return -EINVAL;
+	}
+	*target = t;
+	return 0;
+}
+
+/* The first of @types present in @tb, or NULL. */
+static struct nlattr *mrc_first_attr(struct nlattr **tb, const int *types,
+				     unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (tb[types[i]])
+			return tb[types[i]];
+	return NULL;
+}
+
+/* --- EV format profiles ---------------------------------------------------- */
+
+static int mrc_fmt_parse_fields(struct genl_info *info,
+				struct mrc_fmt_cfg *c)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr *ftb[MRC_A_FMT_FIELD_MAX + 1];
+	struct nlattr *nest;
+	u32 n = 0;
+	int rem, err;
+
+	mrc_for_each_attr_type(nest, MRC_A_EV_FMT_PROFILE_FIELD, info, rem) {
+		if (n == MRC_CTL_MAX_FIELDS) {
+			NL_SET_ERR_MSG_ATTR(extack, nest, "too many fields");
+			return -E2BIG;
+		}
+		err = nla_parse_nested(ftb, MRC_A_FMT_FIELD_MAX, nest,
+				       mrc_nl_fmt_field_policy, extack);
+		if (err)
+			return err;
+		if (!ftb[MRC_A_FMT_FIELD_WIDTH]) {
+			NL_SET_ERR_MSG_ATTR(extack, nest, "a field needs its width");
+			NL_SET_ERR_ATTR_MISS(extack, nest, MRC_A_FMT_FIELD_WIDTH);
+			return -EINVAL;
+		}
+		c->width[n++] = nla_get_u32(ftb[MRC_A_FMT_FIELD_WIDTH]);
+	}
+	c->nfields = n;
+	return 0;
+}
+
+int mrc_profile_fmt_set(struct mrc_dev *dev, struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **tb = info->attrs;
+	static const int changes[] = {
+		MRC_A_EV_FMT_PROFILE_MODE, MRC_A_EV_FMT_PROFILE_FIELD,
+	};
+	struct mrc_ctl *ctl = dev->ctl;
+	struct nlattr *change = mrc_first_attr(tb, changes,
+					       ARRAY_SIZE(changes));
+	struct mrc_fmt_profile *p;
+	struct mrc_fmt_cfg c = {};
+	u32 cur, target, width;
+	u64 id;
+	int err;
+
+	id = mrc_attr_id(tb, MRC_A_EV_FMT_PROFILE_ID, extack);
+	if (!id)
+		return -EINVAL;
+
+	mutex_lock(&ctl->lock);
+	p = mrc_fmt_find(&ctl->fmts, id);
+	cur = p ? p->cfg.state : MRC_PROFILE_STATE_INIT;
+	err = mrc_state_target(cur, tb[MRC_A_EV_FMT_PROFILE_STATE],
+			       tb[MRC_A_EV_FMT_PROFILE_CUR_STATE], &target,
+			       extack);
+	if (err)
+		goto out;
+
+	if (target == MRC_PROFILE_STATE_INIT) {
+		if (change) {
+			NL_SET_ERR_MSG_ATTR(extack, change,
+					    "a profile in or going to INIT takes no attributes");
+			err = -EINVAL;
+			goto out;
+		}
+		if (!p)
+			goto out;
+		if (p->users) {
+			NL_SET_ERR_MSG(extack, "EV profiles out of INIT use this format");
+			err = -EBUSY;
+			goto out;
+		}
+		list_del(&p->node);
+		ctl->nfmts--;
+		kfree(p);
+		goto out;
+	}
+
+	if (cur == MRC_PROFILE_STATE_ONLINE && change) {
+		NL_SET_ERR_MSG_ATTR(extack, change,
+				    "an ONLINE format profile changes only its state");
+		err = -EINVAL;
+		goto out;
+	}
+	if (!p && ctl->nfmts >= MRC_CTL_MAX_FMT_PROFILES) {
+		NL_SET_ERR_MSG(extack, "the device has no room for another format profile");
+		err = -ENOSPC;
+		goto out;
+	}
+
+	if (p)
+		c = p->cfg;
+	if (tb[MRC_A_EV_FMT_PROFILE_MODE]) {
+		c.mode = nla_get_u32(tb[MRC_A_EV_FMT_PROFILE_MODE]);
+		if (hweight32(c.mode) != 1) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_FMT_PROFILE_MODE],
+					    "mode must be exactly one format mode");
+			err = -EINVAL;
+			goto out;
+		}
+	} else if (!p) {
+		NL_SET_ERR_MSG(extack, "mode is required to leave INIT");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_FMT_PROFILE_MODE);
+		err = -EINVAL;
+		goto out;
+	}
+	if (tb[MRC_A_EV_FMT_PROFILE_FIELD]) {
+		err = mrc_fmt_parse_fields(info, &c);
+		if (err)
+			goto out;
+	}
+	width = mrc_fmt_width(&c);
+	if (width > mrc_fmt_mode_bits(c.mode) || width > MRC_CTL_EV_MAX_WIDTH) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_FMT_PROFILE_FIELD] ?:
+				    tb[MRC_A_EV_FMT_PROFILE_MODE],
+				    "the field widths add up to more than the mode allows");
+		err = -E2BIG;
+		goto out;
+	}
+	if (target == MRC_PROFILE_STATE_ONLINE && !c.nfields) {
+		NL_SET_ERR_MSG(extack, "fields are required to go ONLINE");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_FMT_PROFILE_FIELD);
+		err = -EINVAL;
+		goto out;
+	}
+	if (cur == MRC_PROFILE_STATE_ONLINE &&
+	    target == MRC_PROFILE_STATE_OFFLINE && p->online_users) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_FMT_PROFILE_STATE],
+				    "an ONLINE EV profile uses this format");
+		err = -EBUSY;
+		goto out;
+	}
+	c.state = target;
+
+	if (!p) {
+		p = kzalloc(sizeof(*p), GFP_KERNEL);
+		if (!p) {
+			err = -ENOMEM;
+			goto out;
+		}
+		p->id = id;
+		mrc_fmt_insert(&ctl->fmts, p);
+		ctl->nfmts++;
+	}
+	p->cfg = c;
+out:
+	mutex_unlock(&ctl->lock);
+	return err;
+}
+
+static int mrc_fmt_fill(struct sk_buff *skb, struct mrc_dev *dev,
+			const struct mrc_fmt_profile *p, u32 portid, u32 seq,
+			int flags)
+{
+	struct nlattr *nest;
+	void *hdr;
+	u32 i;
+
+	hdr = mrc_nl_msg_put(skb, portid, seq, flags,
+			     MRC_CMD_EV_FMT_PROFILE_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (mrc_nl_put_dev(skb, dev) ||
+	    nla_put_u64_64bit(skb, MRC_A_EV_FMT_PROFILE_ID, p->id,
+			      MRC_A_EV_FMT_PROFILE_PAD) ||
+	    nla_put_u32(skb, MRC_A_EV_FMT_PROFILE_STATE, p->cfg.state) ||
+	    nla_put_u32(skb, MRC_A_EV_FMT_PROFILE_MODE, p->cfg.mode))
+		goto cancel;
+	for (i = 0; i < p->cfg.nfields; i++) {
+		nest = nla_nest_start(skb, MRC_A_EV_FMT_PROFILE_FIELD);
+		if (!nest ||
+		    nla_put_u32(skb, MRC_A_FMT_FIELD_WIDTH, p->cfg.width[i]))
+			goto cancel;
+		nla_nest_end(skb, nest);
+	}
+	if (nla_put_u32(skb, MRC_A_EV_FMT_PROFILE_WIDTH,
+			mrc_fmt_width(&p->cfg)) ||
+	    nla_put_u32(skb, MRC_A_EV_FMT_PROFILE_USERS, p->users))
+		goto cancel;
+	genlmsg_end(skb, hdr);
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+struct sk_buff *mrc_profile_fmt_get(struct mrc_dev *dev,
+				    struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct mrc_ctl *ctl = dev->ctl;
+	struct mrc_fmt_profile *p;
+	struct sk_buff *msg;
+	u64 id;
+	int err;
+
+	id = mrc_attr_id(tb, MRC_A_EV_FMT_PROFILE_ID, info->extack);
+	if (!id)
+		return ERR_PTR(-EINVAL);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return ERR_PTR(-ENOMEM);
+
+	mutex_lock(&ctl->lock);
+	p = mrc_fmt_find(&ctl->fmts, id);
+	if (!p) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[MRC_A_EV_FMT_PROFILE_ID],
+				    "the format profile is in INIT");
+		err = -ENOENT;
+	} else if (tb[MRC_A_EV_FMT_PROFILE_ARRAY_SIZE] &&
+		   nla_get_u32(tb[MRC_A_EV_FMT_PROFILE_ARRAY_SIZE]) <
+		   p->cfg.nfields) {
+		mrc_nl_set_e2big(info->extack,
+				 tb[MRC_A_EV_FMT_PROFILE_ARRAY_SIZE],
+				 p->cfg.nfields);
+		err = -E2BIG;
+	} else {
+		err = mrc_fmt_fill(msg, dev, p, info->snd_portid,
+				   info->snd_seq, 0);
+	}
+	mutex_unlock(&ctl->lock);
+	if (err) {
+		nlmsg_free(msg);
+		return ERR_PTR(err);
+	}
+	return msg;
+}
+
+int mrc_profile_fmt_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			 struct mrc_dev *dev, unsigned long *pos)
+{
+	struct mrc_fmt_profile *p;
+	int err = 0;
+
+	mutex_lock(&dev->ctl->lock);
+	list_for_each_entry(p, &dev->ctl->fmts, node) {
+		if (p->id < *pos)
+			continue;
+		err = mrc_fmt_fill(skb, dev, p, NETLINK_CB(cb->skb).portid,
+				   cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (err) {
+			*pos = p->id;
+			break;
+		}
+	}
+	mutex_unlock(&dev->ctl->lock);
+	return err;
+}
+
+/* --- EV profiles ------------------------------------------------------------ */
+
+/* Check one field against the rules that need no format. */
+static int mrc_ev_field_check(const struct mrc_ev_field *f,
+			      const struct nlattr *nest,
+			      struct netlink_ext_ack *extack)
+{
+	u32 wmask = f->width == 32 ? U32_MAX : BIT(f->width) - 1;
+	u32 n = hweight32(f->mask);
+	u32 vmax = n == 32 ? U32_MAX : BIT(n) - 1;
+
+	if (f->init_val & ~wmask) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "init-val does not fit the width");
+		return -EINVAL;
+	}
+	if (f->mask & ~wmask) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "mask bits lie outside the width");
+		return -EINVAL;
+	}
+	if (f->max_val > vmax) {
+		NL_SET_ERR_MSG_ATTR(extack, nest,
+				    "max-val is above 2^popcount(mask) - 1");
+		return -EINVAL;
+	}
+	if (f->min_val > f->max_val) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "min-val is above max-val");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int mrc_ev_parse_fields(struct genl_info *info, struct mrc_ev_cfg *c)
+{
+	struct nlattr *first = info->attrs[MRC_A_EV_PROFILE_FIELD];
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr *ftb[MRC_A_EV_FIELD_MAX + 1];
+	struct nlattr *nest;
+	u32 n = 0, bits = 0;
+	int rem, err;
+
+	mrc_for_each_attr_type(nest, MRC_A_EV_PROFILE_FIELD, info, rem) {
+		struct mrc_ev_field *f = &c->field[n];
+
+		if (n == MRC_CTL_MAX_FIELDS) {
+			NL_SET_ERR_MSG_ATTR(extack, nest, "too many fields");
+			return -E2BIG;
+		}
+		err = nla_parse_nested(ftb, MRC_A_EV_FIELD_MAX, nest,
+				       mrc_nl_ev_field_policy, extack);
+		if (err)
+			return err;
+		if (!ftb[MRC_A_EV_FIELD_WIDTH]) {
+			NL_SET_ERR_MSG_ATTR(extack, nest, "a field needs its width");
+			NL_SET_ERR_ATTR_MISS(extack, nest, MRC_A_EV_FIELD_WIDTH);
+			return -EINVAL;
+		}
+		f->width = nla_get_u32(ftb[MRC_A_EV_FIELD_WIDTH]);
+		f->init_val = mrc_get_u32(ftb[MRC_A_EV_FIELD_INIT_VAL]);
+		f->min_val = mrc_get_u32(ftb[MRC_A_EV_FIELD_MIN_VAL]);
+		f->max_val = mrc_get_u32(ftb[MRC_A_EV_FIELD_MAX_VAL]);
+		f->mask = mrc_get_u32(ftb[MRC_A_EV_FIELD_MASK]);
+		err = mrc_ev_field_check(f, nest, extack);
+		if (err)
+			return err;
+		bits += hweight32(f->mask);
+		n++;
+	}
+	if (bits > MRC_EV_MAX_BITS) {
+		NL_SET_ERR_MSG_ATTR(extack, first,
+				    "the fields take more EV bits than an EV has");
+		return -E2BIG;
+	}
+	c->nfields = n;
+	return 0;
+}
+
+/* Check the profile's fields against its format's (if it has them). */
+static int mrc_ev_fields_vs_fmt(const struct mrc_ev_cfg *c,
+				const struct nlattr *attr,
+				struct netlink_ext_ack *extack)
+{
+	const struct mrc_fmt_cfg *f = &c->fmt->cfg;
+	u32 i;
+
+	if (!f->nfields)
+		return 0;
+	if (c->nfields > f->nfields) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "more fields than the format profile has");
+		return -E2BIG;
+	}
+	for (i = 0; i < c->nfields; i++) {
+		if (c->field[i].width > f->width[i]) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "a field is wider than its format field");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Bits of an EV of the profile: what its fields take, or the format. */
+static u32 mrc_ev_bits(const struct mrc_ev_cfg *c)
+{
+	u32 i, bits = 0;
+
+	if (!c->nfields)
+		return c->fmt ? mrc_fmt_width(&c->fmt->cfg) : 0;
+	for (i = 0; i < c->nfields; i++)
+		bits += hweight32(c->field[i].mask);
+	return bits;
+}
+
+/*
+ * Generate the array of a GEN profile: the values of the fields' mask bits
+ * from min-val to max-val, the last field varying fastest, leaving out
+ * those whose UDP source port would be 0, dealt to the ports in turn.
+ */
+static int mrc_ev_generate(struct mrc_dev *dev, struct mrc_ev_cfg *c,
+			   struct mrc_ev_slot **slotsp,
+			   struct netlink_ext_ack *extack)
+{
+	u32 digit[MRC_CTL_MAX_FIELDS] = {};
+	u32 nports = rdma_end_port(&dev->ibdev);
+	u32 want = c->ev_count_req, k = 0, skipped = 0;
+	u32 bits = mrc_ev_bits(c);
+	struct mrc_ev_slot *slots;
+	struct mrc_ev_slot *s;
+	u32 i, pos;
+	bool wrapped;
+
+	slots = kvcalloc(want, sizeof(*slots), GFP_KERNEL);
+	if (!slots)
+		return -ENOMEM;
+
+	for (;;) {
+		s = &slots[k];
+		memset(s, 0, sizeof(*s));
+		for (i = 0, pos = 0; i < c->nfields; i++) {
+			u32 n = hweight32(c->field[i].mask);
+
+			if (!n)
+				continue;
+			mrc_bits_put(s->val, pos, n,
+				     c->field[i].min_val + digit[i]);
+			pos += n;
+		}
+		s->len = max_t(u32, 1, DIV_ROUND_UP(bits, BITS_PER_BYTE));
+		s->port = k % nports + 1;
+		if (mrc_ev_expand(c, &c->fmt->cfg, s->val, s->port, &s->path))
+			skipped++;
+		else
+			k++;
+		if (k == want || skipped > MRC_CTL_EV_GEN_MAX_SKIP)
+			break;
+
+		/* The next value: the last field with mask bits fastest. */
+		wrapped = true;
+		for (i = c->nfields; i-- > 0;) {
+			const struct mrc_ev_field *f = &c->field[i];
+
+			if (!f->mask)
+				continue;
+			if (f->min_val + digit[i] < f->max_val) {
+				digit[i]++;
+				wrapped = false;
+				break;
+			}
+			digit[i] = 0;
+		}
+		if (wrapped)
+			break;
+	}
+
+	k = rounddown(k, MRC_CTL_EV_COUNT_ALIGN);
+	if (!k) {
+		kvfree(slots);
+		NL_SET_ERR_MSG(extack, "the fields generate no usable EV");
+		return -EINVAL;
+	}
+	c->ev_count = k;
+	*slotsp = slots;
+	return 0;
+}
+
+static bool mrc_slot_match(const struct mrc_ev_slot *s, const u8 *val,
+			   u8 port)
+{
+	return s->port == port && !memcmp(s->val, val, MRC_EV_MAX_BYTES);
+}
+
+/* The EV an entry names by value (attribute @vtype) and port (@ptype). */
+static int mrc_entry_ev(struct nlattr **etb, struct nlattr *nest, int vtype,
+			int ptype, u8 *val, u8 *len, u8 *port,
+			struct netlink_ext_ack *extack)
+{
+	if (!etb[vtype] || !etb[ptype]) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "the entry needs a value and a port");
+		NL_SET_ERR_ATTR_MISS(extack, nest, etb[vtype] ? ptype : vtype);
+		return -EINVAL;
+	}
+	memset(val, 0, MRC_EV_MAX_BYTES);
+	*len = nla_len(etb[vtype]);
+	memcpy(val, nla_data(etb[vtype]), *len);
+	*port = nla_get_u32(etb[ptype]);
+	return 0;
+}
+
+/*
+ * Apply one REPLACE or MODIFY_STATE entry to @slots (@n of them) of a
+ * profile configured as @c.  *@changed is set when a slot changed.
+ */
+static int mrc_ev_op_apply(struct mrc_dev *dev, const struct mrc_ev_cfg *c,
+			   u32 op, struct nlattr *nest,
+			   struct mrc_ev_slot *slots, u32 n,
+			   struct netlink_ext_ack *extack)
+{
+	struct nlattr *etb[MRC_A_EV_ENTRY_MAX + 1];
+	u8 val[MRC_EV_MAX_BYTES], nval[MRC_EV_MAX_BYTES];
+	u8 len, nlen, port, nport;
+	struct mrc_path path = {};
+	bool all, found = false;
+	u32 i, first, state;
+	int err;
+
+	err = nla_parse_nested(etb, MRC_A_EV_ENTRY_MAX, nest,
+			       mrc_nl_ev_entry_policy, extack);
+	if (err)
+		return err;
+	if (!etb[MRC_A_EV_ENTRY_STATE]) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "the entry needs a state");
+		NL_SET_ERR_ATTR_MISS(extack, nest, MRC_A_EV_ENTRY_STATE);
+		return -EINVAL;
+	}
+	state = nla_get_u32(etb[MRC_A_EV_ENTRY_STATE]);
+	if (state != MRC_EV_STATE_GOOD && state != MRC_EV_STATE_DENIED) {
+		NL_SET_ERR_MSG_ATTR(extack, etb[MRC_A_EV_ENTRY_STATE],
+				    "the controller sets only good or denied");
+		return -EINVAL;
+	}
+
+	/* The slots the entry names: by index, or by value and port. */
+	if (etb[MRC_A_EV_ENTRY_INDEX]) {
+		first = nla_get_u32(etb[MRC_A_EV_ENTRY_INDEX]);
+		if (first >= n) {
+			NL_SET_ERR_MSG_ATTR(extack, etb[MRC_A_EV_ENTRY_INDEX],
+					    "no such slot");
+			return -ENOENT;
+		}
+		all = false;
+	} else {
+		err = mrc_entry_ev(etb, nest, MRC_A_EV_ENTRY_VALUE,
+				   MRC_A_EV_ENTRY_PORT, val, &len, &port,
+				   extack);
+		if (err)
+			return err;
+		for (first = 0; first < n; first++)
+			if (mrc_slot_match(&slots[first], val, port))
+				break;
+		if (first == n) {
+			NL_SET_ERR_MSG_ATTR(extack, nest,
+					    "the profile has no such EV");
+			return -ENOENT;
+		}
+		all = op == MRC_EV_OP_MODIFY_STATE ||
+		      (etb[MRC_A_EV_ENTRY_FLAGS] &&
+		       (nla_get_u32(etb[MRC_A_EV_ENTRY_FLAGS]) &
+			MRC_EV_OP_FLAGS_ALL_COPIES));
+	}
+
+	if (op == MRC_EV_OP_MODIFY_STATE) {
+		for (i = first; i < n; i++) {
+			if (i != first &&
+			    (!all || !mrc_slot_match(&slots[i], val, port)))
+				continue;
+			if (!slots[i].port) {
+				NL_SET_ERR_MSG_ATTR(extack, nest,
+						    "the slot is unpopulated");
+				return -EINVAL;
+			}
+			slots[i].denied = state == MRC_EV_STATE_DENIED;
+		}
+		return 0;
+	}
+
+	/* REPLACE */
+	err = mrc_entry_ev(etb, nest, MRC_A_EV_ENTRY_NEW_VALUE,
+			   MRC_A_EV_ENTRY_NEW_PORT, nval, &nlen, &nport, extack);
+	if (err)
+		return err;
+	if (!rdma_is_port_valid(&dev->ibdev, nport)) {
+		NL_SET_ERR_MSG_ATTR(extack, etb[MRC_A_EV_ENTRY_NEW_PORT],
+				    "the device has no such port");
+		return -EINVAL;
+	}
+	if (c->fmt->cfg.nfields &&
+	    mrc_ev_expand(c, &c->fmt->cfg, nval, nport, &path)) {
+		NL_SET_ERR_MSG_ATTR(extack, etb[MRC_A_EV_ENTRY_NEW_VALUE],
+				    "the new EV does not fit the fields and format (or gives UDP source port 0)");
+		return -EINVAL;
+	}
+	for (i = first; i < n; i++) {
+		struct mrc_ev_slot *s = &slots[i];
+
+		if (i != first && (!all || !mrc_slot_match(s, val, port)))
+			continue;
+		if (s->port && s->port != nport) {
+			NL_SET_ERR_MSG_ATTR(extack, etb[MRC_A_EV_ENTRY_NEW_PORT],
+					    "a replacement EV must stay on the plane (port) of the old one");
+			return -EINVAL;
+		}
+		memcpy(s->val, nval, MRC_EV_MAX_BYTES);
+		s->len = nlen;
+		s->port = nport;
+		s->denied = state == MRC_EV_STATE_DENIED;
+		s->path = path;
+		found = true;
+	}
+	return found ? 0 : -ENOENT;
+}
+
+/* Expand every slot again (going ONLINE, or new fields while ONLINE). */
+static int mrc_ev_expand_all(const struct mrc_ev_cfg *c,
+			     struct mrc_ev_slot *slots, u32 n,
+			     struct netlink_ext_ack *extack)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (!slots[i].port) {
+			NL_SET_ERR_MSG(extack, "every slot must be populated (REPLACE) to go ONLINE");
+			return -EINVAL;
+		}
+		if (mrc_ev_expand(c, &c->fmt->cfg, slots[i].val, slots[i].port,
+				  &slots[i].path)) {
+			NL_SET_ERR_MSG(extack, "an EV of the array does not fit the fields and format");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The profile's array, resized to @n slots (new slots unpopulated). */
+static struct mrc_ev_slot *mrc_slots_copy(const struct mrc_ev_slot *old,
+					  u32 nold, u32 n)
+{
+	struct mrc_ev_slot *slots;
+
+	slots = kvcalloc(n, sizeof(*slots), GFP_KERNEL);
+	if (slots && old)
+		memcpy(slots, old, min(nold, n) * sizeof(*slots));
+	return slots;
+}
+
+/*
+ * Every QP of @dev bound to @p.  Runs under rcu_read_lock(): destroy takes
+ * a QP out of qp_xa and waits for readers before it unbinds and frees it.
+ */
+#define mrc_for_each_bound_qp(dev, p, index, qp)			\
+	xa_for_each(&(dev)->qp_xa, index, qp)				\
+		if ((qp)->ev_profile == (p))
+
+static void mrc_ev_reload_qps(struct mrc_dev *dev, struct mrc_ev_profile *p)
+{
+	unsigned long index;
+	struct mrc_qp *qp;
+
+	if (!p->qp_count)
+		return;
+	rcu_read_lock();
+	mrc_for_each_bound_qp(dev, p, index, qp)
+		mrc_ev_qp_reload(qp);
+	rcu_read_unlock();
+}
+
+/* Swap @c and the array @slots (@n) into @p; frees the old array. */
+static void mrc_ev_commit(struct mrc_ev_profile *p, const struct mrc_ev_cfg *c,
+			  struct mrc_ev_slot *slots, u32 n)
+{
+	struct mrc_ev_slot *old;
+
+	spin_lock_bh(&p->lock);
+	p->cfg = *c;
+	old = p->slots;
+	p->slots = slots;
+	p->nslots = n;
+	spin_unlock_bh(&p->lock);
+	if (old != slots)
+		kvfree(old);
+}
+
+static bool mrc_ev_is_srv6(const struct mrc_ev_profile *p)
+{
+	return p->cfg.fmt && p->cfg.fmt->cfg.mode == MRC_EV_FMT_MODE_SRV6;
+}
+
+static void mrc_ev_release(struct mrc_ctl *ctl, struct mrc_ev_profile *p)
+{
+	if (p->cfg.fmt)
+		p->cfg.fmt->users--;
+	ctl->ev_used -= p->cfg.ev_count;
+	ctl->nevps--;
+	list_del(&p->node);
+	kvfree(p->slots);
+	kfree(p);
+}
+
+int mrc_profile_ev_set(struct mrc_dev *dev, struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **tb = info->attrs;
+	static const int changes[] = {
+		MRC_A_EV_PROFILE_MODE, MRC_A_EV_PROFILE_FMT_PROFILE_ID,
+		MRC_A_EV_PROFILE_EV_COUNT, MRC_A_EV_PROFILE_EV_MIN_ACTIVE,
+		MRC_A_EV_PROFILE_EVENT_MASK, MRC_A_EV_PROFILE_FIELD,
+	};
+	/* What may change while ONLINE (ev-profile-modify-online). */
+	static const int offline_only[] = {
+		MRC_A_EV_PROFILE_MODE, MRC_A_EV_PROFILE_FMT_PROFILE_ID,
+		MRC_A_EV_PROFILE_EV_COUNT, MRC_A_EV_PROFILE_EV_MIN_ACTIVE,
+	};
+	struct nlattr *change = mrc_first_attr(tb, changes, ARRAY_SIZE(changes));
+	struct nlattr *ops = tb[MRC_A_EV_PROFILE_EV];
+	struct mrc_ctl *ctl = dev->ctl;
+	struct mrc_ev_slot *slots = NULL;
+	struct mrc_ev_profile *p, *newp = NULL;
+	struct mrc_fmt_profile *old_fmt;
+	bool regen = false, resize = false, reexpand = false;
+	u32 cur, target, op = 0, nslots, nops = 0;
+	struct mrc_ev_cfg c = {};
+	struct nlattr *nest, *bad;
+	int rem, err, opi;
+	u64 id;
+
+	id = mrc_attr_id(tb, MRC_A_EV_PROFILE_ID, extack);
+	if (!id)
+		return -EINVAL;
+
+	if (tb[MRC_A_EV_PROFILE_EV_OP]) {
+		op = nla_get_u32(tb[MRC_A_EV_PROFILE_EV_OP]);
+		if (op != MRC_EV_OP_REPLACE && op != MRC_EV_OP_MODIFY_STATE) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_EV_OP],
+					    "ev-profile-set takes replace or modify-state; queries are in ev-profile-get");
+			return -EINVAL;
+		}
+	}
+	if (ops) {
+		if (!tb[MRC_A_EV_PROFILE_EV_OP]) {
+			NL_SET_ERR_MSG_ATTR(extack, ops, "ev entries need ev-op");
+			NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_PROFILE_EV_OP);
+			return -EINVAL;
+		}
+		mrc_for_each_attr_type(nest, MRC_A_EV_PROFILE_EV, info, rem)
+			nops++;
+		if (nops > MRC_CTL_EV_OP_MAX_ENTRIES) {
+			NL_SET_ERR_MSG_ATTR(extack, ops,
+					    "more entries than ev-op-max-entries");
+			return -E2BIG;
+		}
+	}
+
+	mutex_lock(&ctl->lock);
+	p = mrc_evp_find(&ctl->evps, id);
+	cur = p ? p->cfg.state : MRC_PROFILE_STATE_INIT;
+	err = mrc_state_target(cur, tb[MRC_A_EV_PROFILE_STATE],
+			       tb[MRC_A_EV_PROFILE_CUR_STATE], &target, extack);
+	if (err)
+		goto out;
+
+	if (target == MRC_PROFILE_STATE_INIT) {
+		bad = change ?: ops;
+		if (bad) {
+			NL_SET_ERR_MSG_ATTR(extack, bad,
+					    "a profile in or going to INIT takes no attributes");
+			err = -EINVAL;
+			goto out;
+		}
+		if (p)
+			mrc_ev_release(ctl, p);
+		goto out;
+	}
+
+	if (cur == MRC_PROFILE_STATE_ONLINE) {
+		bad = mrc_first_attr(tb, offline_only, ARRAY_SIZE(offline_only));
+		if (bad) {
+			NL_SET_ERR_MSG_ATTR(extack, bad,
+					    "this attribute cannot change while the profile is ONLINE");
+			err = -EINVAL;
+			goto out;
+		}
+		if (target == MRC_PROFILE_STATE_OFFLINE &&
+		    (p->qp_count || ctl->def_ev == p)) {
+			if (p->qp_count)
+				NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_STATE],
+						    "QPs are bound to the profile");
+			else
+				NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_STATE],
+						    "the profile is the device's default");
+			err = -EBUSY;
+			goto out;
+		}
+	}
+	if (!p && ctl->nevps >= MRC_CTL_MAX_EV_PROFILES) {
+		NL_SET_ERR_MSG(extack, "the device has no room for another EV profile");
+		err = -ENOSPC;
+		goto out;
+	}
+
+	if (p)
+		c = p->cfg;
+	old_fmt = c.fmt;
+
+	if (tb[MRC_A_EV_PROFILE_MODE]) {
+		u32 mode = nla_get_u32(tb[MRC_A_EV_PROFILE_MODE]);
+
+		if (hweight32(mode) != 1) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_MODE],
+					    "mode must be exactly one EV mode");
+			err = -EINVAL;
+			goto out;
+		}
+		if (mode != c.mode)
+			regen = resize = true;
+		c.mode = mode;
+	} else if (!p) {
+		NL_SET_ERR_MSG(extack, "mode is required to leave INIT");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_PROFILE_MODE);
+		err = -EINVAL;
+		goto out;
+	}
+
+	if (tb[MRC_A_EV_PROFILE_FMT_PROFILE_ID]) {
+		struct nlattr *a = tb[MRC_A_EV_PROFILE_FMT_PROFILE_ID];
+		struct mrc_fmt_profile *f;
+
+		if (c.mode == MRC_EV_MODE_AUTO) {
+			NL_SET_ERR_MSG_ATTR(extack, a, "an auto profile has no format");
+			err = -EINVAL;
+			goto out;
+		}
+		f = mrc_fmt_find(&ctl->fmts, nla_get_u64(a));
+		if (!f) {
+			NL_SET_ERR_MSG_ATTR(extack, a, "the format profile is in INIT");
+			err = -ENOENT;
+			goto out;
+		}
+		if (f != c.fmt)
+			regen = true;
+		c.fmt = f;
+	}
+	if (c.mode == MRC_EV_MODE_AUTO) {
+		c.fmt = NULL;
+		c.nfields = 0;
+	} else if (!c.fmt) {
+		NL_SET_ERR_MSG(extack, "exp and gen profiles need fmt-profile-id");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_PROFILE_FMT_PROFILE_ID);
+		err = -EINVAL;
+		goto out;
+	}
+
+	if (tb[MRC_A_EV_PROFILE_EV_COUNT]) {
+		u32 count = nla_get_u32(tb[MRC_A_EV_PROFILE_EV_COUNT]);
+
+		if (count > MRC_CTL_EV_MAX_COUNT_PROFILE) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_EV_COUNT],
+					    "ev-count is above ev-max-count-profile");
+			err = -E2BIG;
+			goto out;
+		}
+		if (c.mode == MRC_EV_MODE_EXP &&
+		    count % MRC_CTL_EV_COUNT_ALIGN) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_EV_COUNT],
+					    "ev-count is not a multiple of ev-count-align");
+			err = -EINVAL;
+			goto out;
+		}
+		if (count != c.ev_count_req)
+			regen = resize = true;
+		c.ev_count_req = count;
+		if (c.mode != MRC_EV_MODE_GEN)
+			c.ev_count = count;
+	} else if (!p) {
+		NL_SET_ERR_MSG(extack, "ev-count is required to leave INIT");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_PROFILE_EV_COUNT);
+		err = -EINVAL;
+		goto out;
+	}
+	if (c.mode != MRC_EV_MODE_GEN)
+		c.ev_count = c.ev_count_req;
+
+	if (tb[MRC_A_EV_PROFILE_EV_MIN_ACTIVE]) {
+		c.min_active = nla_get_u32(tb[MRC_A_EV_PROFILE_EV_MIN_ACTIVE]);
+		c.has_min_active = true;
+	}
+	if (tb[MRC_A_EV_PROFILE_EVENT_MASK]) {
+		c.event_mask = nla_get_u32(tb[MRC_A_EV_PROFILE_EVENT_MASK]);
+		c.has_event_mask = true;
+	}
+
+	if (tb[MRC_A_EV_PROFILE_FIELD]) {
+		if (c.mode == MRC_EV_MODE_AUTO) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_FIELD],
+					    "an auto profile has no fields");
+			err = -EINVAL;
+			goto out;
+		}
+		err = mrc_ev_parse_fields(info, &c);
+		if (err)
+			goto out;
+		regen = reexpand = true;
+	}
+	if (c.mode == MRC_EV_MODE_GEN && !c.nfields) {
+		NL_SET_ERR_MSG(extack, "gen profiles need fields");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_PROFILE_FIELD);
+		err = -EINVAL;
+		goto out;
+	}
+	if (c.fmt) {
+		err = mrc_ev_fields_vs_fmt(&c, tb[MRC_A_EV_PROFILE_FIELD] ?:
+					   tb[MRC_A_EV_PROFILE_FMT_PROFILE_ID],
+					   extack);
+		if (err)
+			goto out;
+	}
+
+	/* The array: AUTO none, EXP resized, GEN generated. */
+	nslots = p ? p->nslots : 0;
+	slots = p ? p->slots : NULL;
+	if (c.mode == MRC_EV_MODE_AUTO) {
+		slots = NULL;
+		nslots = 0;
+	} else if (c.mode == MRC_EV_MODE_EXP && (resize || !p)) {
+		bool same_mode = p && p->cfg.mode == MRC_EV_MODE_EXP;
+
+		slots = mrc_slots_copy(same_mode ? p->slots : NULL,
+				       same_mode ? p->nslots : 0, c.ev_count);
+		if (!slots) {
+			err = -ENOMEM;
+			goto out;
+		}
+		nslots = c.ev_count;
+	} else if (c.mode == MRC_EV_MODE_GEN && (regen || !p ||
+		   (target == MRC_PROFILE_STATE_ONLINE && !p->slots))) {
+		if (c.fmt->cfg.nfields) {
+			err = mrc_ev_generate(dev, &c, &slots, extack);
+			if (err) {
+				slots = NULL;
+				goto out;
+			}
+			nslots = c.ev_count;
+		} else {
+			/* Generated once the format has its fields. */
+			slots = NULL;
+			nslots = 0;
+			c.ev_count = c.ev_count_req;
+		}
+	}
+
+	if (c.has_min_active && c.min_active > c.ev_count) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_EV_MIN_ACTIVE] ?:
+				    tb[MRC_A_EV_PROFILE_EV_COUNT],
+				    "ev-min-active is above ev-count");
+		err = -EINVAL;
+		goto free_slots;
+	}
+	if (c.ev_count > (p ? p->cfg.ev_count : 0) &&
+	    ctl->ev_used - (p ? p->cfg.ev_count : 0) + c.ev_count >
+	    MRC_CTL_EV_MAX_COUNT) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_EV_COUNT],
+				    "ev-count is above what the device has free");
+		err = -E2BIG;
+		goto free_slots;
+	}
+
+	/* EV operations, in order, on a copy of the array. */
+	if (ops && c.mode == MRC_EV_MODE_AUTO) {
+		NL_SET_ERR_MSG_ATTR(extack, ops, "an auto profile has no EV array");
+		err = -EINVAL;
+		goto free_slots;
+	}
+	if ((ops || reexpand) && p && slots == p->slots && slots) {
+		slots = mrc_slots_copy(p->slots, p->nslots, p->nslots);
+		if (!slots) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	opi = 0;
+	if (ops) {
+		mrc_for_each_attr_type(nest, MRC_A_EV_PROFILE_EV, info, rem) {
+			err = mrc_ev_op_apply(dev, &c, op, nest, slots, nslots,
+					      extack);
+			if (err) {
+				if (!extack->bad_attr)
+					NL_SET_BAD_ATTR(extack, nest);
+				break;
+			}
+			opi++;
+		}
+		if (err) {
+			/* A request of entries only keeps the ones before. */
+			if (p && !change && !tb[MRC_A_EV_PROFILE_STATE] &&
+			    opi) {
+				mrc_ev_commit(p, &p->cfg, slots, nslots);
+				mrc_ev_reload_qps(dev, p);
+				slots = NULL;
+			}
+			goto free_slots;
+		}
+	}
+
+	if (target == MRC_PROFILE_STATE_ONLINE && c.mode != MRC_EV_MODE_AUTO &&
+	    c.fmt->cfg.state != MRC_PROFILE_STATE_ONLINE) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_STATE],
+				    "the format profile is not ONLINE");
+		err = -EINVAL;
+		goto free_slots;
+	}
+	if (target == MRC_PROFILE_STATE_ONLINE && !c.has_min_active) {
+		NL_SET_ERR_MSG(extack, "ev-min-active is required to go ONLINE");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_PROFILE_EV_MIN_ACTIVE);
+		err = -EINVAL;
+		goto free_slots;
+	}
+	if (target == MRC_PROFILE_STATE_ONLINE && !c.has_event_mask) {
+		NL_SET_ERR_MSG(extack, "event-mask is required to go ONLINE");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_PROFILE_EVENT_MASK);
+		err = -EINVAL;
+		goto free_slots;
+	}
+	if ((target == MRC_PROFILE_STATE_ONLINE &&
+	     (cur != MRC_PROFILE_STATE_ONLINE || reexpand)) &&
+	    c.mode != MRC_EV_MODE_AUTO) {
+		if (slots && p && slots == p->slots) {
+			slots = mrc_slots_copy(p->slots, p->nslots, p->nslots);
+			if (!slots) {
+				err = -ENOMEM;
+				goto out;
+			}
+		}
+		err = mrc_ev_expand_all(&c, slots, nslots, extack);
+		if (err) {
+			NL_SET_BAD_ATTR(extack, tb[MRC_A_EV_PROFILE_STATE] ?:
+					tb[MRC_A_EV_PROFILE_FIELD]);
+			goto free_slots;
+		}
+	}
+	c.state = target;
+
+	/* Commit. */
+	if (!p) {
+		newp = kzalloc(sizeof(*newp), GFP_KERNEL);
+		if (!newp) {
+			err = -ENOMEM;
+			goto free_slots;
+		}
+		newp->id = id;
+		spin_lock_init(&newp->lock);
+		mrc_evp_insert(&ctl->evps, newp);
+		ctl->nevps++;
+		p = newp;
+		old_fmt = NULL;
+	}
+	if (old_fmt != c.fmt) {
+		if (old_fmt)
+			old_fmt->users--;
+		if (c.fmt)
+			c.fmt->users++;
+	}
+	if (p->cfg.state == MRC_PROFILE_STATE_ONLINE && old_fmt)
+		old_fmt->online_users--;
+	if (c.state == MRC_PROFILE_STATE_ONLINE && c.fmt)
+		c.fmt->online_users++;
+	ctl->ev_used = ctl->ev_used - p->cfg.ev_count + c.ev_count;
+	mrc_ev_commit(p, &c, slots, nslots);
+	mrc_ev_reload_qps(dev, p);
+	goto out;
+
+free_slots:
+	if (slots && (!p || slots != p->slots))
+		kvfree(slots);
+out:
+	mutex_unlock(&ctl->lock);
+	return err;
+}
+
+/*
+ * The state of each slot as queries report it: DENIED if denied, else the
+ * worst state a bound QP holds, else GOOD.  ctl->lock held.
+ */
+static u32 *mrc_ev_states(struct mrc_dev *dev, struct mrc_ev_profile *p)
+{
+	unsigned long index;
+	struct mrc_qp *qp;
+	u32 *st, i, s;
+
+	st = kvcalloc(max_t(u32, p->nslots, 1), sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return NULL;
+	for (i = 0; i < p->nslots; i++)
+		st[i] = p->slots[i].denied ? MRC_EV_STATE_DENIED :
+					     MRC_EV_STATE_GOOD;
+	if (!p->qp_count)
+		return st;
+
+	rcu_read_lock();
+	mrc_for_each_bound_qp(dev, p, index, qp) {
+		for (i = 0; i < p->nslots; i++) {
+			if (st[i] == MRC_EV_STATE_DENIED ||
+			    st[i] == MRC_EV_STATE_ASSUMED_BAD)
+				continue;
+			s = mrc_ev_qp_state(qp, i);
+			if (s == MRC_EV_STATE_ASSUMED_BAD ||
+			    (s == MRC_EV_STATE_SKIP &&
+			     st[i] == MRC_EV_STATE_GOOD))
+				st[i] = s;
+		}
+	}
+	rcu_read_unlock();
+	return st;
+}
+
+static int mrc_ev_put_entry(struct sk_buff *skb, int type,
+			    const struct mrc_ev_slot *s, u32 index, u32 state)
+{
+	struct nlattr *nest = nla_nest_start(skb, type);
+
+	if (!nest ||
+	    nla_put_u32(skb, MRC_A_EV_ENTRY_INDEX, index) ||
+	    nla_put(skb, MRC_A_EV_ENTRY_VALUE, max_t(u8, s->len, 1), s->val) ||
+	    nla_put_u32(skb, MRC_A_EV_ENTRY_PORT, s->port) ||
+	    nla_put_u32(skb, MRC_A_EV_ENTRY_STATE, state))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * One ev-profile-get message; with @op MRC_EV_OP_QUERY_ARRAY every EV, with
+ * MRC_EV_OP_QUERY_STATE those of @query (slot indices, @nquery).
+ */
+static int mrc_ev_fill(struct sk_buff *skb, struct mrc_dev *dev,
+		       struct mrc_ev_profile *p, u32 portid, u32 seq,
+		       int flags, int op, const u32 *query, u32 nquery)
+{
+	const struct mrc_ev_cfg *c = &p->cfg;
+	u32 i, usable = 0, *st;
+	struct nlattr *nest;
+	void *hdr;
+	int err = -EMSGSIZE;
+
+	st = mrc_ev_states(dev, p);
+	if (!st)
+		return -ENOMEM;
+	for (i = 0; i < p->nslots; i++)
+		usable += st[i] == MRC_EV_STATE_GOOD && p->slots[i].port;
+	if (c->mode == MRC_EV_MODE_AUTO)
+		usable = c->ev_count;
+
+	hdr = mrc_nl_msg_put(skb, portid, seq, flags, MRC_CMD_EV_PROFILE_GET);
+	if (!hdr)
+		goto out;
+	if (mrc_nl_put_dev(skb, dev) ||
+	    nla_put_u64_64bit(skb, MRC_A_EV_PROFILE_ID, p->id,
+			      MRC_A_EV_PROFILE_PAD) ||
+	    nla_put_u32(skb, MRC_A_EV_PROFILE_STATE, c->state) ||
+	    nla_put_u32(skb, MRC_A_EV_PROFILE_MODE, c->mode) ||
+	    (c->fmt &&
+	     nla_put_u64_64bit(skb, MRC_A_EV_PROFILE_FMT_PROFILE_ID,
+			       c->fmt->id, MRC_A_EV_PROFILE_PAD)) ||
+	    nla_put_u32(skb, MRC_A_EV_PROFILE_EV_COUNT, c->ev_count) ||
+	    (c->has_min_active &&
+	     nla_put_u32(skb, MRC_A_EV_PROFILE_EV_MIN_ACTIVE, c->min_active)) ||
+	    (c->has_event_mask &&
+	     nla_put_u32(skb, MRC_A_EV_PROFILE_EVENT_MASK, c->event_mask)))
+		goto cancel;
+	for (i = 0; i < c->nfields; i++) {
+		const struct mrc_ev_field *f = &c->field[i];
+
+		nest = nla_nest_start(skb, MRC_A_EV_PROFILE_FIELD);
+		if (!nest ||
+		    nla_put_u32(skb, MRC_A_EV_FIELD_WIDTH, f->width) ||
+		    nla_put_u32(skb, MRC_A_EV_FIELD_INIT_VAL, f->init_val) ||
+		    nla_put_u32(skb, MRC_A_EV_FIELD_MIN_VAL, f->min_val) ||
+		    nla_put_u32(skb, MRC_A_EV_FIELD_MAX_VAL, f->max_val) ||
+		    nla_put_u32(skb, MRC_A_EV_FIELD_MASK, f->mask))
+			goto cancel;
+		nla_nest_end(skb, nest);
+	}
+	if (op == MRC_EV_OP_QUERY_ARRAY) {
+		for (i = 0; i < p->nslots; i++)
+			if (mrc_ev_put_entry(skb, MRC_A_EV_PROFILE_EV,
+					     &p->slots[i], i, st[i]))
+				goto cancel;
+	} else if (op == MRC_EV_OP_QUERY_STATE) {
+		for (i = 0; i < nquery; i++)
+			if (mrc_ev_put_entry(skb, MRC_A_EV_PROFILE_EV,
+					     &p->slots[query[i]], query[i],
+					     st[query[i]]))
+				goto cancel;
+	}
+	if (nla_put_u32(skb, MRC_A_EV_PROFILE_QP_COUNT, p->qp_count) ||
+	    nla_put_u32(skb, MRC_A_EV_PROFILE_EV_USABLE, usable))
+		goto cancel;
+	genlmsg_end(skb, hdr);
+	err = 0;
+	goto out;
+cancel:
+	genlmsg_cancel(skb, hdr);
+out:
+	kvfree(st);
+	return err;
+}
+
+/* The slots a query-state request names, in *@queryp. */
+static int mrc_ev_query_slots(struct mrc_ev_profile *p, struct genl_info *info,
+			      u32 **queryp, u32 *nqueryp)
+{
+	struct nlattr *ops = info->attrs[MRC_A_EV_PROFILE_EV];
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr *etb[MRC_A_EV_ENTRY_MAX + 1];
+	u8 val[MRC_EV_MAX_BYTES], len, port;
+	struct nlattr *nest;
+	u32 *query, n = 0, i;
+	int rem, err;
+
+	mrc_for_each_attr_type(nest, MRC_A_EV_PROFILE_EV, info, rem)
+		n++;
+	if (n > MRC_CTL_EV_OP_MAX_ENTRIES) {
+		NL_SET_ERR_MSG_ATTR(extack, ops, "more entries than ev-op-max-entries");
+		return -E2BIG;
+	}
+	query = kvcalloc(max_t(u32, n, 1), sizeof(*query), GFP_KERNEL);
+	if (!query)
+		return -ENOMEM;
+	n = 0;
+	mrc_for_each_attr_type(nest, MRC_A_EV_PROFILE_EV, info, rem) {
+		err = nla_parse_nested(etb, MRC_A_EV_ENTRY_MAX, nest,
+				       mrc_nl_ev_entry_policy, extack);
+		if (err)
+			goto fail;
+		if (etb[MRC_A_EV_ENTRY_INDEX]) {
+			i = nla_get_u32(etb[MRC_A_EV_ENTRY_INDEX]);
+		} else {
+			err = mrc_entry_ev(etb, nest, MRC_A_EV_ENTRY_VALUE,
+					   MRC_A_EV_ENTRY_PORT, val, &len,
+					   &port, extack);
+			if (err)
+				goto fail;
+			for (i = 0; i < p->nslots; i++)
+				if (mrc_slot_match(&p->slots[i], val, port))
+					break;
+		}
+		if (i >= p->nslots) {
+			NL_SET_ERR_MSG_ATTR(extack, nest, "the profile has no such EV");
+			err = -ENOENT;
+			goto fail;
+		}
+		query[n++] = i;
+	}
+	*queryp = query;
+	*nqueryp = n;
+	return 0;
+fail:
+	kvfree(query);
+	return err;
+}
+
+struct sk_buff *mrc_profile_ev_get(struct mrc_dev *dev,
+				    struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr *ops = tb[MRC_A_EV_PROFILE_EV];
+	struct nlattr *size = tb[MRC_A_EV_PROFILE_ARRAY_SIZE];
+	struct mrc_ctl *ctl = dev->ctl;
+	struct mrc_ev_profile *p;
+	struct sk_buff *msg = NULL;
+	u32 *query = NULL, nquery = 0, nevs = 0;
+	int op = -1, err;
+	u64 id;
+
+	id = mrc_attr_id(tb, MRC_A_EV_PROFILE_ID, extack);
+	if (!id)
+		return ERR_PTR(-EINVAL);
+	if (tb[MRC_A_EV_PROFILE_EV_OP]) {
+		op = nla_get_u32(tb[MRC_A_EV_PROFILE_EV_OP]);
+		if (op != MRC_EV_OP_QUERY_STATE && op != MRC_EV_OP_QUERY_ARRAY) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_EV_OP],
+					    "ev-profile-get takes query-state or query-array; changes are in ev-profile-set");
+			return ERR_PTR(-EINVAL);
+		}
+	}
+	if (ops && op != MRC_EV_OP_QUERY_STATE) {
+		NL_SET_ERR_MSG_ATTR(extack, ops, "ev entries go with query-state");
+		return ERR_PTR(-EINVAL);
+	}
+
+	mutex_lock(&ctl->lock);
+	p = mrc_evp_find(&ctl->evps, id);
+	if (!p) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_ID],
+				    "the EV profile is in INIT");
+		err = -ENOENT;
+		goto out;
+	}
+	if (op >= 0 && p->cfg.mode == MRC_EV_MODE_AUTO) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_EV_OP],
+				    "an auto profile has no EV array");
+		err = -EINVAL;
+		goto out;
+	}
+	if (op == MRC_EV_OP_QUERY_STATE && ops) {
+		err = mrc_ev_query_slots(p, info, &query, &nquery);
+		if (err)
+			goto out;
+		nevs = nquery;
+	}
+	if (op == MRC_EV_OP_QUERY_ARRAY) {
+		nevs = p->nslots;
+		if (size && nla_get_u32(size) < nevs) {
+			mrc_nl_set_e2big(extack, size, nevs);
+			err = -E2BIG;
+			goto out;
+		}
+	} else if (size && nla_get_u32(size) < p->cfg.nfields) {
+		mrc_nl_set_e2big(extack, size, p->cfg.nfields);
+		err = -E2BIG;
+		goto out;
+	}
+	if (nevs > MRC_CTL_EV_OP_MAX_ENTRIES) {
+		NL_SET_ERR_MSG(extack, "more EVs than a reply holds (ev-op-max-entries): use ev-get");
+		err = -EMSGSIZE;
+		goto out;
+	}
+
+	/* Room for every EV entry: index, value, port, state. */
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE +
+			  nevs * nla_total_size(4 * nla_total_size(sizeof(u32)) +
+						nla_total_size(MRC_EV_MAX_BYTES)),
+			  GFP_KERNEL);
+	if (!msg) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = mrc_ev_fill(msg, dev, p, info->snd_portid, info->snd_seq, 0, op,
+			  query, nquery);
+out:
+	mutex_unlock(&ctl->lock);
+	kvfree(query);
+	if (err) {
+		if (msg)
+			nlmsg_free(msg);
+		return ERR_PTR(err);
+	}
+	return msg;
+}
+
+int mrc_profile_ev_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			struct mrc_dev *dev, unsigned long *pos)
+{
+	struct mrc_ev_profile *p;
+	int err = 0;
+
+	mutex_lock(&dev->ctl->lock);
+	list_for_each_entry(p, &dev->ctl->evps, node) {
+		if (p->id < *pos)
+			continue;
+		err = mrc_ev_fill(skb, dev, p, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, NLM_F_MULTI, -1, NULL, 0);
+		if (err) {
+			*pos = p->id;
+			break;
+		}
+	}
+	mutex_unlock(&dev->ctl->lock);
+	return err;
+}
+
+int mrc_profile_ev_array_dump(struct sk_buff *skb,
+			      struct netlink_callback *cb,
+			      struct mrc_dev *dev, u64 id, unsigned long *pos)
+{
+	struct mrc_ev_profile *p;
+	void *hdr;
+	u32 *st;
+	int err = 0;
+
+	mutex_lock(&dev->ctl->lock);
+	p = mrc_evp_find(&dev->ctl->evps, id);
+	if (!p) {
+		NL_SET_ERR_MSG(cb->extack, "the EV profile is in INIT");
+		err = -ENOENT;
+		goto out;
+	}
+	st = mrc_ev_states(dev, p);
+	if (!st) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (; *pos < p->nslots; (*pos)++) {
+		hdr = mrc_nl_msg_put(skb, NETLINK_CB(cb->skb).portid,
+				     cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				     MRC_CMD_EV_GET);
+		if (!hdr) {
+			err = -EMSGSIZE;
+			break;
+		}
+		if (nla_put_u32(skb, MRC_A_EV_PROFILE_DEV_INDEX,
+				dev->ibdev.index) ||
+		    nla_put_u64_64bit(skb, MRC_A_EV_PROFILE_ID, p->id,
+				      MRC_A_EV_PROFILE_PAD) ||
+		    mrc_ev_put_entry(skb, MRC_A_EV_PROFILE_EV,
+				     &p->slots[*pos], *pos, st[*pos])) {
+			genlmsg_cancel(skb, hdr);
+			err = -EMSGSIZE;
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	kvfree(st);
+out:
+	mutex_unlock(&dev->ctl->lock);
+	return err;
+}
+
+/* --- CC profiles --------------------------------------------------------------- */
+
+static int mrc_cc_parse_nscc(struct nlattr *attr, struct mrc_cc_cfg *c,
+			     struct netlink_ext_ack *extack)
+{
+	struct nlattr *ntb[MRC_A_NSCC_MAX + 1];
+	u32 nscc[MRC_A_NSCC_MAX + 1];
+	int i, err;
+
+	err = nla_parse_nested(ntb, MRC_A_NSCC_MAX, attr, mrc_nl_nscc_policy,
+			       extack);
+	if (err)
+		return err;
+	memcpy(nscc, c->nscc, sizeof(nscc));
+	for (i = 1; i <= MRC_A_NSCC_MAX; i++) {
+		if (!ntb[i]) {
+			if (c->has_nscc)
+				continue;
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "the first nscc nest must hold every parameter");
+			NL_SET_ERR_ATTR_MISS(extack, attr, i);
+			return -EINVAL;
+		}
+		if (i == MRC_A_NSCC_DISABLE_QA || i == MRC_A_NSCC_QA_GATE)
+			nscc[i] = nla_get_u8(ntb[i]);
+		else
+			nscc[i] = nla_get_u32(ntb[i]);
+	}
+	if (nscc[MRC_A_NSCC_TARGET_DELAY] > nscc[MRC_A_NSCC_QA_THRESHOLD]) {
+		NL_SET_ERR_MSG_ATTR(extack, ntb[MRC_A_NSCC_TARGET_DELAY] ?:
+				    ntb[MRC_A_NSCC_QA_THRESHOLD] ?: attr,
+				    "target-delay is above qa-threshold");
+		return -EINVAL;
+	}
+	memcpy(c->nscc, nscc, sizeof(nscc));
+	c->has_nscc = true;
+	return 0;
+}
+
+int mrc_profile_cc_set(struct mrc_dev *dev, struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **tb = info->attrs;
+	static const int changes[] = {
+		MRC_A_CC_PROFILE_ALGORITHM, MRC_A_CC_PROFILE_NSCC,
+	};
+	struct nlattr *change = mrc_first_attr(tb, changes, ARRAY_SIZE(changes));
+	struct nlattr *algo = tb[MRC_A_CC_PROFILE_ALGORITHM];
+	struct mrc_ctl *ctl = dev->ctl;
+	struct mrc_cc_profile *p;
+	struct mrc_cc_cfg c = {};
+	u32 cur, target;
+	u64 id;
+	int err;
+
+	id = mrc_attr_id(tb, MRC_A_CC_PROFILE_ID, extack);
+	if (!id)
+		return -EINVAL;
+
+	mutex_lock(&ctl->lock);
+	p = mrc_cc_find(&ctl->ccs, id);
+	cur = p ? p->cfg.state : MRC_PROFILE_STATE_INIT;
+	err = mrc_state_target(cur, tb[MRC_A_CC_PROFILE_STATE],
+			       tb[MRC_A_CC_PROFILE_CUR_STATE], &target, extack);
+	if (err)
+		goto out;
+
+	if (target == MRC_PROFILE_STATE_INIT) {
+		if (change) {
+			NL_SET_ERR_MSG_ATTR(extack, change,
+					    "a profile in or going to INIT takes no attributes");
+			err = -EINVAL;
+			goto out;
+		}
+		if (p) {
+			list_del(&p->node);
+			ctl->nccs--;
+			kfree(p);
+		}
+		goto out;
+	}
+	if (cur == MRC_PROFILE_STATE_ONLINE) {
+		if (algo) {
+			NL_SET_ERR_MSG_ATTR(extack, algo,
+					    "the algorithm cannot change while the profile is ONLINE");
+			err = -EINVAL;
+			goto out;
+		}
+		if (target == MRC_PROFILE_STATE_OFFLINE &&
+		    (p->qp_count || ctl->def_cc == p)) {
+			if (p->qp_count)
+				NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_CC_PROFILE_STATE],
+						    "QPs are bound to the profile");
+			else
+				NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_CC_PROFILE_STATE],
+						    "the profile is the device's default");
+			err = -EBUSY;
+			goto out;
+		}
+	}
+	if (!p && ctl->nccs >= MRC_CTL_MAX_CC_PROFILES) {
+		NL_SET_ERR_MSG(extack, "the device has no room for another CC profile");
+		err = -ENOSPC;
+		goto out;
+	}
+
+	if (p)
+		c = p->cfg;
+	if (algo) {
+		if (!strcmp(nla_data(algo), MRC_CC_ALGO_NAME_NSCC)) {
+			c.algo = MRC_CC_ALGO_NSCC;
+		} else if (!strcmp(nla_data(algo), MRC_CC_ALGO_NAME_NONE)) {
+			c.algo = MRC_CC_ALGO_NONE;
+		} else {
+			NL_SET_ERR_MSG_ATTR(extack, algo,
+					    "unknown algorithm (uet-1.0-nscc or none)");
+			err = -EINVAL;
+			goto out;
+		}
+	} else if (!p) {
+		NL_SET_ERR_MSG(extack, "algorithm is required to leave INIT");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_CC_PROFILE_ALGORITHM);
+		err = -EINVAL;
+		goto out;
+	}
+	if (tb[MRC_A_CC_PROFILE_NSCC]) {
+		err = mrc_cc_parse_nscc(tb[MRC_A_CC_PROFILE_NSCC], &c, extack);
+		if (err)
+			goto out;
+	}
+	if (target == MRC_PROFILE_STATE_ONLINE && c.algo == MRC_CC_ALGO_NSCC &&
+	    !c.has_nscc) {
+		NL_SET_ERR_MSG(extack, "nscc parameters are required to go ONLINE");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_CC_PROFILE_NSCC);
+		err = -EINVAL;
+		goto out;
+	}
+	c.state = target;
+
+	if (!p) {
+		p = kzalloc(sizeof(*p), GFP_KERNEL);
+		if (!p) {
+			err = -ENOMEM;
+			goto out;
+		}
+		p->id = id;
+		mrc_cc_insert(&ctl->ccs, p);
+		ctl->nccs++;
+	}
+	p->cfg = c;
+out:
+	mutex_unlock(&ctl->lock);
+	return err;
+}
+
+static int mrc_cc_fill(struct sk_buff *skb, struct mrc_dev *dev,
+		       const struct mrc_cc_profile *p, u32 portid, u32 seq,
+		       int flags)
+{
+	const struct mrc_cc_cfg *c = &p->cfg;
+	struct nlattr *nest;
+	void *hdr;
+	int i;
+
+	hdr = mrc_nl_msg_put(skb, portid, seq, flags, MRC_CMD_CC_PROFILE_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (mrc_nl_put_dev(skb, dev) ||
+	    nla_put_u64_64bit(skb, MRC_A_CC_PROFILE_ID, p->id,
+			      MRC_A_CC_PROFILE_PAD) ||
+	    nla_put_u32(skb, MRC_A_CC_PROFILE_STATE, c->state) ||
+	    nla_put_string(skb, MRC_A_CC_PROFILE_ALGORITHM,
+			   c->algo == MRC_CC_ALGO_NSCC ? MRC_CC_ALGO_NAME_NSCC :
+			   MRC_CC_ALGO_NAME_NONE))
+		goto cancel;
+	if (c->has_nscc) {
+		nest = nla_nest_start(skb, MRC_A_CC_PROFILE_NSCC);
+		if (!nest)
+			goto cancel;
+		for (i = 1; i <= MRC_A_NSCC_MAX; i++) {
+			if (i == MRC_A_NSCC_DISABLE_QA ||
+			    i == MRC_A_NSCC_QA_GATE) {
+				if (nla_put_u8(skb, i, c->nscc[i]))
+					goto cancel;
+			} else if (nla_put_u32(skb, i, c->nscc[i])) {
+				goto cancel;
+			}
+		}
+		nla_nest_end(skb, nest);
+	}
+	if (nla_put_u32(skb, MRC_A_CC_PROFILE_QP_COUNT, p->qp_count))
+		goto cancel;
+	genlmsg_end(skb, hdr);
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+struct sk_buff *mrc_profile_cc_get(struct mrc_dev *dev,
+				    struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct mrc_ctl *ctl = dev->ctl;
+	struct mrc_cc_profile *p;
+	struct sk_buff *msg;
+	u64 id;
+	int err;
+
+	id = mrc_attr_id(tb, MRC_A_CC_PROFILE_ID, info->extack);
+	if (!id)
+		return ERR_PTR(-EINVAL);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return ERR_PTR(-ENOMEM);
+	mutex_lock(&ctl->lock);
+	p = mrc_cc_find(&ctl->ccs, id);
+	if (!p) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[MRC_A_CC_PROFILE_ID],
+				    "the CC profile is in INIT");
+		err = -ENOENT;
+	} else {
+		err = mrc_cc_fill(msg, dev, p, info->snd_portid,
+				  info->snd_seq, 0);
+	}
+	mutex_unlock(&ctl->lock);
+	if (err) {
+		nlmsg_free(msg);
+		return ERR_PTR(err);
+	}
+	return msg;
+}
+
+int mrc_profile_cc_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			struct mrc_dev *dev, unsigned long *pos)
+{
+	struct mrc_cc_profile *p;
+	int err = 0;
+
+	mutex_lock(&dev->ctl->lock);
+	list_for_each_entry(p, &dev->ctl->ccs, node) {
+		if (p->id < *pos)
+			continue;
+		err = mrc_cc_fill(skb, dev, p, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (err) {
+			*pos = p->id;
+			break;
+		}
+	}
+	mutex_unlock(&dev->ctl->lock);
+	return err;
+}
+
+/* --- device -------------------------------------------------------------------- */
+
+/* An EV profile a QP or a default may use: ONLINE, not SRv6. */
+static int mrc_ev_usable(struct mrc_ctl *ctl, u64 id,
+			 struct mrc_ev_profile **pp, const struct nlattr *attr,
+			 struct netlink_ext_ack *extack)
+{
+	struct mrc_ev_profile *p;
+
+	*pp = NULL;
+	if (!id)
+		return 0;
+	p = mrc_evp_find(&ctl->evps, id);
+	if (!p) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "the EV profile is in INIT");
+		return -ENOENT;
+	}
+	if (p->cfg.state != MRC_PROFILE_STATE_ONLINE) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "the EV profile is not ONLINE");
+		return -EINVAL;
+	}
+	if (mrc_ev_is_srv6(p)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "SRv6 EV profiles cannot be used yet");
+		return -EOPNOTSUPP;
+	}
+	*pp = p;
+	return 0;
+}
+
+static int mrc_cc_usable(struct mrc_ctl *ctl, u64 id,
+			 struct mrc_cc_profile **pp, const struct nlattr *attr,
+			 struct netlink_ext_ack *extack)
+{
+	struct mrc_cc_profile *p;
+
+	*pp = NULL;
+	if (!id)
+		return 0;
+	p = mrc_cc_find(&ctl->ccs, id);
+	if (!p) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "the CC profile is in INIT");
+		return -ENOENT;
+	}
+	if (p->cfg.state != MRC_PROFILE_STATE_ONLINE) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "the CC profile is not ONLINE");
+		return -EINVAL;
+	}
+	*pp = p;
+	return 0;
+}
+
+int mrc_profile_dev_set(struct mrc_dev *dev, struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **tb = info->attrs;
+	struct nlattr *ev_attr = tb[MRC_A_DEVICE_DEFAULT_EV_PROFILE];
+	struct nlattr *cc_attr = tb[MRC_A_DEVICE_DEFAULT_CC_PROFILE];
+	struct nlattr *hold = tb[MRC_A_DEVICE_EV_SKIP_HOLD_US];
+	struct mrc_ctl *ctl = dev->ctl;
+	struct mrc_ev_profile *evp = NULL;
+	struct mrc_cc_profile *ccp = NULL;
+	int err = 0;
+
+	mutex_lock(&ctl->lock);
+	if (ev_attr) {
+		err = mrc_ev_usable(ctl, nla_get_u64(ev_attr), &evp, ev_attr,
+				    extack);
+		if (err)
+			goto out;
+	}
+	if (cc_attr) {
+		err = mrc_cc_usable(ctl, nla_get_u64(cc_attr), &ccp, cc_attr,
+				    extack);
+		if (err)
+			goto out;
+	}
+	if (ev_attr)
+		ctl->def_ev = evp;
+	if (cc_attr)
+		ctl->def_cc = ccp;
+	if (hold)
+		WRITE_ONCE(ctl->skip_hold_us, nla_get_u32(hold));
+out:
+	mutex_unlock(&ctl->lock);
+	return err;
+}
+
+int mrc_profile_dev_fill(struct sk_buff *skb, struct mrc_dev *dev)
+{
+	struct mrc_ctl *ctl = dev->ctl;
+	u64 def_ev, def_cc;
+	u32 free;
+
+	mutex_lock(&ctl->lock);
+	def_ev = ctl->def_ev ? ctl->def_ev->id : 0;
+	def_cc = ctl->def_cc ? ctl->def_cc->id : 0;
+	free = MRC_CTL_EV_MAX_COUNT - ctl->ev_used;
+	mutex_unlock(&ctl->lock);
+
+	if (nla_put_u32(skb, MRC_A_DEVICE_EV_MAX_FMT_PROFILES,
+			MRC_CTL_MAX_FMT_PROFILES) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_MAX_PROFILES,
+			MRC_CTL_MAX_EV_PROFILES) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_MAX_COUNT, MRC_CTL_EV_MAX_COUNT) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_FREE_COUNT, free) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_MAX_COUNT_PROFILE,
+			MRC_CTL_EV_MAX_COUNT_PROFILE) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_COUNT_ALIGN,
+			MRC_CTL_EV_COUNT_ALIGN) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_MAX_WIDTH, MRC_CTL_EV_MAX_WIDTH) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_FMT_MODES, MRC_EV_FMT_MODE_MASK) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_MODES, MRC_EV_MODE_MASK) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_OP_MAX_ENTRIES,
+			MRC_CTL_EV_OP_MAX_ENTRIES) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_CC_MAX_PROFILES,
+			MRC_CTL_MAX_CC_PROFILES) ||
+	    nla_put_u64_64bit(skb, MRC_A_DEVICE_DEFAULT_EV_PROFILE, def_ev,
+			      MRC_A_DEVICE_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_A_DEVICE_DEFAULT_CC_PROFILE, def_cc,
+			      MRC_A_DEVICE_PAD) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_SKIP_HOLD_US,
+			READ_ONCE(ctl->skip_hold_us)) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EP_MAX_REQS, MRC_CTL_EP_MAX_REQS) ||
+	    nla_put_u64_64bit(skb, MRC_A_DEVICE_EV_EVENT_DROPS,
+			      atomic64_read(&ctl->ev_drops), MRC_A_DEVICE_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* --- contract: device life, binding, the datapath's reads ------------------------ */
 
 int mrc_profile_dev_init(struct mrc_dev *dev)
 {
+	struct mrc_ctl *ctl;
+
+	ctl = kzalloc(sizeof(*ctl), GFP_KERNEL);
+	if (!ctl)
+		return -ENOMEM;
+	mutex_init(&ctl->lock);
+	INIT_LIST_HEAD(&ctl->fmts);
+	INIT_LIST_HEAD(&ctl->evps);
+	INIT_LIST_HEAD(&ctl->ccs);
+	ctl->skip_hold_us = MRC_DEFAULT_EV_SKIP_HOLD_US;
+	spin_lock_init(&ctl->ev_lock);
+	atomic64_set(&ctl->ev_drops, 0);
+	dev->ctl = ctl;
 	return 0;
 }
 
+/* Once, when the device goes: no QP is left, so nothing is bound. */
 void mrc_profile_dev_cleanup(struct mrc_dev *dev)
 {
+	struct mrc_ctl *ctl = dev->ctl;
+	struct mrc_fmt_profile *f, *fn;
+	struct mrc_ev_profile *e, *en;
+	struct mrc_cc_profile *c, *cn;
+
+	if (!ctl)
+		return;
+	list_for_each_entry_safe(e, en, &ctl->evps, node)
+		mrc_ev_release(ctl, e);
+	list_for_each_entry_safe(f, fn, &ctl->fmts, node)
+		kfree(f);
+	list_for_each_entry_safe(c, cn, &ctl->ccs, node)
+		kfree(c);
+	mutex_destroy(&ctl->lock);
+	kfree(ctl);
+	dev->ctl = NULL;
 }
 
-/* Bind @qp to its profiles; ids 0 with !@explicit_bind: the defaults. */
+/*
+ * Bind @qp to its profiles: with @explicit_bind to @ev_id and @cc_id (0:
+ * built in), else to the device's defaults.  Process context.
+ */
 int mrc_profile_bind_qp(struct mrc_qp *qp, u64 ev_id, u64 cc_id,
 			bool explicit_bind)
 {
-	if (ev_id || cc_id)
-		return -ENOENT;
-	qp->ev_profile = NULL;
-	qp->cc_profile = NULL;
+	struct mrc_ctl *ctl = qp->dev->ctl;
+	struct mrc_ev_profile *ev;
+	struct mrc_cc_profile *cc;
+	int err = 0;
+
+	mutex_lock(&ctl->lock);
+	if (explicit_bind) {
+		err = mrc_ev_usable(ctl, ev_id, &ev, NULL, NULL);
+		if (!err)
+			err = mrc_cc_usable(ctl, cc_id, &cc, NULL, NULL);
+		if (err)
+			goto out;
+	} else {
+		ev = ctl->def_ev;
+		cc = ctl->def_cc;
+	}
+	if (ev)
+		ev->qp_count++;
+	if (cc)
+		cc->qp_count++;
+	qp->ev_profile = ev;
+	qp->cc_profile = cc;
 	qp->profile_explicit = explicit_bind;
-	return 0;
+out:
+	mutex_unlock(&ctl->lock);
+	return err;
 }
 
 void mrc_profile_unbind_qp(struct mrc_qp *qp)
 {
+	struct mrc_ctl *ctl = qp->dev->ctl;
+
+	mutex_lock(&ctl->lock);
+	if (qp->ev_profile)
+		qp->ev_profile->qp_count--;
+	if (qp->cc_profile)
+		qp->cc_profile->qp_count--;
+	qp->ev_profile = NULL;
+	qp->cc_profile = NULL;
+	mutex_unlock(&ctl->lock);
 }
 
 /* How long an EV stays in SKIP (dev-set ev-skip-hold-us), in us. */
 u32 mrc_profile_skip_hold_us(struct mrc_dev *dev)
 {
-	return MRC_DEFAULT_EV_SKIP_HOLD_US;
+	return READ_ONCE(dev->ctl->skip_hold_us);
 }
 
 /*
  * The EVs of @qp's EV profile (at most @max), with its DENIED slots set in
  * @denied and its ev-min-active in *@min_active; 0 for the built-in
- * behaviour.  Atomic context.
+ * behaviour (no profile, or an AUTO one).  Atomic context.
  */
 unsigned int mrc_profile_qp_evs(struct mrc_qp *qp, struct mrc_path *evs,
 				unsigned long *denied, unsigned int max,
 				u32 *min_active)
 {
-	return 0;
+	struct mrc_ev_profile *p = qp->ev_profile;
+	unsigned int i, n = 0;
+
+	*min_active = 0;
+	if (!p)
+		return 0;
+	spin_lock_bh(&p->lock);
+	*min_active = p->cfg.min_active;
+	if (p->cfg.mode != MRC_EV_MODE_AUTO) {
+		n = min(p->nslots, max);
+		for (i = 0; i < n; i++) {
+			evs[i] = p->slots[i].path;
+			if (p->slots[i].denied)
+				__set_bit(i, denied);
+			else
+				__clear_bit(i, denied);
+		}
+	}
+	spin_unlock_bh(&p->lock);
+	return n;
+}
+
+/*
+ * For an EV event of @qp on slot @slot: the EV's value bytes and port, its
+ * profile's id and event mask.  false for QPs on the built-in profile.
+ * Atomic context; dp.lock held by the caller (AUTO profiles read the QP's
+ * own EVs).
+ */
+bool mrc_profile_qp_ev_value(struct mrc_qp *qp, u32 slot, u8 *val, u8 *len,
+			     u8 *port, u64 *profile_id, u32 *event_mask)
+{
+	struct mrc_ev_profile *p = qp->ev_profile;
+	bool ok = true;
+
+	if (!p)
+		return false;
+	*profile_id = p->id;
+	memset(val, 0, MRC_EV_MAX_BYTES);
+	spin_lock_bh(&p->lock);
+	*event_mask = p->cfg.event_mask;
+	if (p->cfg.mode == MRC_EV_MODE_AUTO) {
+		if (slot < qp->dp.nevs) {
+			val[0] = qp->dp.evs[slot].sport >> BITS_PER_BYTE;
+			val[1] = qp->dp.evs[slot].sport & U8_MAX;
+			*len = sizeof(u16);
+			*port = qp->dp.evs[slot].port;
+		} else {
+			ok = false;
+		}
+	} else if (slot < p->nslots) {
+		memcpy(val, p->slots[slot].val, MRC_EV_MAX_BYTES);
+		*len = max_t(u8, p->slots[slot].len, 1);
+		*port = p->slots[slot].port;
+	} else {
+		ok = false;
+	}
+	spin_unlock_bh(&p->lock);
+	return ok;
 }

@@ -79,6 +79,26 @@ static int mrc_qp_init_queues(struct mrc_qp *qp, struct ib_qp_init_attr *init)
 	return 0;
 }
 
+/* The driver-specific input of create QP (profile binding), if any. */
+static int mrc_qp_create_cmd(struct ib_udata *udata,
+			     struct mrc_create_qp_cmd *cmd)
+{
+	int err;
+
+	if (!udata->inlen)
+		return 0;
+	err = ib_copy_from_udata(cmd, udata, min(udata->inlen, sizeof(*cmd)));
+	if (err)
+		return err;
+	if (udata->inlen > sizeof(*cmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(*cmd),
+				 udata->inlen - sizeof(*cmd)))
+		return -EOPNOTSUPP;
+	if ((cmd->flags & ~MRC_CREATE_QP_BIND_PROFILES) || cmd->reserved)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
 int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata)
 {
@@ -87,12 +107,16 @@ int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			struct mrc_ucontext, ibuc);
 	struct mrc_qp *qp = to_mqp(ibqp);
 	struct mrc_create_qp_resp resp = {};
+	struct mrc_create_qp_cmd cmd = {};
 	u32 qpn;
 	int err;
 
 	/* Kernel consumers are not supported: rings are for userspace. */
 	if (!uctx)
 		return -EOPNOTSUPP;
+	err = mrc_qp_create_cmd(udata, &cmd);
+	if (err)
+		return err;
 	err = mrc_qp_check_init(dev, init);
 	if (err)
 		return err;
@@ -125,8 +149,12 @@ int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_resp;
 	resp.max_inline_data = qp->cap.max_inline_data;
 
-	/* Standard verbs: the device's default profiles. */
-	err = mrc_profile_bind_qp(qp, 0, 0, false);
+	/*
+	 * Standard verbs: the device's default profiles; the provider
+	 * extension: the profiles it names.
+	 */
+	err = mrc_profile_bind_qp(qp, cmd.ev_profile_id, cmd.cc_profile_id,
+				  cmd.flags & MRC_CREATE_QP_BIND_PROFILES);
 	if (err)
 		goto err_resp;
 
