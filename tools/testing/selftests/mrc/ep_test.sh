@@ -24,14 +24,16 @@
 #    - a capture of h2's eth0 decoded by tools/wireshark/mrc.lua shows each
 #      request and its response on the same EV (UDP source port).
 # B. The requester, through the netlink family's ep-op (YNL CLI): a batch
-#    of EV probes from mrcA gets every response, rtt > 0, port 1, on the
-#    right EVs; a probe on an EV blackholed in fw (u32 on the UDP source
-#    port) is reported timed-out while the others are answered; a Port
-#    Status Update makes mrcB emit peer-status-event on group ep; bad
-#    batches are refused with extack (duplicate id, sgid not ours, too
-#    many requests), and a second batch while one is in flight is EAGAIN
-#    (sent from a process that was ready beforehand, once the first
-#    batch's request has left).
+#    of EV probes from mrcA (one over IPv6 on a structured EV) gets every
+#    response, rtt > 0, port 1, adj-svc-time 1; a probe on an EV
+#    blackholed in fw (u32 on the UDP source port) is reported timed-out
+#    while the others are answered; a Port Status Update makes mrcB emit
+#    peer-status-event on group ep; bad batches are refused with their
+#    extack and send nothing (duplicate id, sgid not ours, flow label bits
+#    over IPv4, an EV too wide for its mode, SRv6, no such port, too many
+#    requests), and a second batch while one is in flight is EAGAIN (sent
+#    from a process that was ready beforehand, once the first batch's
+#    request has left).
 #
 # Runs as root in a test guest, after `make -C <repo> install`.
 
@@ -67,6 +69,7 @@ ERTH_LEN=16
 EETH_LEN=36
 ICRC_LEN=4
 IPV4_HLEN=20
+IPV6_HLEN=40
 REQ_UDP=$((UDP_HLEN + BTH_LEN + ERTH_LEN + ICRC_LEN))
 RSP_UDP=$((UDP_HLEN + BTH_LEN + EETH_LEN + ICRC_LEN))
 RSP_IP=$((IPV4_HLEN + RSP_UDP))
@@ -84,6 +87,7 @@ EP_LONG_TIMEOUT_NS=4200000000	# near the u32 limit of the timeout
 EP_MAX_REQS=64			# MRC_EP_MAX_REQS
 PROBE_EVS=(0xc101 0xc202 0xd303 0xe404)
 BLACKHOLE_EV=0xc5c5
+STEV_PROBE=c6060042		# UDP source port 0xc606, flow label bits 0x0042
 PSU_MASK=0x6
 IPV4_VIHL=0x45
 IPPROTO_UDP=17
@@ -342,6 +346,20 @@ gid_hex() {
 }
 GID_A=$(gid_hex "$IP_A")
 GID_B=$(gid_hex "$IP_B")
+# IPv6: the hosts' fd00:N::N addresses are GIDs too.
+IP6_A=fd00:1::1
+IP6_B=fd00:2::2
+gid6_hex() {
+	local g
+	g=$(gid_of_ipv6 "$1")
+	printf '%s\n' "${g//:/}"
+}
+GID6_A=$(gid6_hex "$IP6_A")
+GID6_B=$(gid6_hex "$IP6_B")
+wait_until "$A has the GID of $IP6_A" "$WAIT_TIMEOUT" \
+	gid_present "$A" "$(gid_of_ipv6 "$IP6_A")"
+wait_until "$B has the GID of $IP6_B" "$WAIT_TIMEOUT" \
+	gid_present "$B" "$(gid_of_ipv6 "$IP6_B")"
 
 # req_json ID EV [PORT_STATUS]: one ep-req, EV in UDP mode on port 1.
 req_json() {
@@ -376,13 +394,17 @@ rsp_lines() {
 }
 
 snap
-log "== B: a batch of ${#PROBE_EVS[@]} EV probes: every one answered"
+log "== B: a batch of $((${#PROBE_EVS[@]} + 1)) EV probes, one over IPv6 on a structured EV: every one answered"
 reqs=()
 i=0
 for ev in "${PROBE_EVS[@]}"; do
 	i=$((i + 1))
 	reqs+=("$(req_json $((0x100 + i)) "$ev")")
 done
+i=$((i + 1))
+reqs+=("$(req_json $((0x100 + i)) "${PROBE_EVS[0]}" | jq -c --arg s "$GID6_A" \
+	--arg d "$GID6_B" --arg ev "$STEV_PROBE" \
+	'.sgid = $s | .dgid = $d | ."ev-fmt-mode" = "stev" | ."ev-value" = $ev')")
 run ynl --do ep-op --json "$(ep_json ev-probe "${reqs[@]}")"
 bounded_output
 n=0
@@ -393,13 +415,15 @@ while read -r id port rtt adj state; do
 	[ "$adj" = 1 ] || fail "probe $id: adj-svc-time $adj"
 	n=$((n + 1))
 done <<<"$(rsp_lines)"
-assert_eq "answered probes" "${#PROBE_EVS[@]}" "$n"
-log "ok: ${#PROBE_EVS[@]} probes answered, rtt > 0, port $MRC_PORT"
-expect_counters "probe batch" "$A.ep_reqs_sent=4 $A.ep_rsps_rcvd=4 \
-	$A.tx_pkts=4 $A.tx_bytes=$((4 * (IPV4_HLEN + REQ_UDP))) \
-	$A.rx_pkts=4 $A.rx_bytes=$((4 * RSP_UDP)) \
-	$B.rx_pkts=4 $B.rx_bytes=$((4 * REQ_UDP)) $B.ep_reqs_rcvd=4 \
-	$B.ep_rsps_sent=4 $B.tx_pkts=4 $B.tx_bytes=$((4 * RSP_IP))"
+assert_eq "answered probes" "$i" "$n"
+log "ok: $i probes answered, rtt > 0, port $MRC_PORT"
+expect_counters "probe batch" "$A.ep_reqs_sent=5 $A.ep_rsps_rcvd=5 \
+	$A.tx_pkts=5 \
+	$A.tx_bytes=$((4 * (IPV4_HLEN + REQ_UDP) + IPV6_HLEN + REQ_UDP)) \
+	$A.rx_pkts=5 $A.rx_bytes=$((5 * RSP_UDP)) \
+	$B.rx_pkts=5 $B.rx_bytes=$((5 * REQ_UDP)) $B.ep_reqs_rcvd=5 \
+	$B.ep_rsps_sent=5 $B.tx_pkts=5 \
+	$B.tx_bytes=$((4 * RSP_IP + IPV6_HLEN + RSP_UDP))"
 
 log "== B: a probe on a blackholed EV times out, the others are answered"
 run ip netns exec "$XFER_ROUTER_NS" tc qdisc add dev "$DATA_LINK" clsact
