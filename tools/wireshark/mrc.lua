@@ -57,6 +57,8 @@ for op = 0, 255 do
 	opcode_vs[op] = opcode_name(op)
 end
 
+local ep_op_vs = { [0] = "Port Status Update", [1] = "EV probe", [2] = "reserved",
+		   [3] = "reserved" }
 local m_vs = { [0] = "none", [1] = "SKIP_ONCE", [2] = "ALWAYS_SKIP", [3] = "reserved" }
 
 local reason_vs = {
@@ -162,14 +164,31 @@ local f = {
 	p_ts       = F.uint16("mrc.peth.ts", "Timestamp", base.DEC),
 	p_tsr      = F.bool("mrc.peth.tsr", "TSR", 16, nil, 0x8000),
 	p_ftype    = F.uint16("mrc.peth.ftype", "Format type", base.DEC, nil, 0x000F),
-	-- ERTH / EETH (not implemented by rdma_mrc yet; tentative)
-	e_flags    = F.uint24("mrc.erth.flags", "Reserved / op (bit positions open)", base.HEX),
+	-- ERTH / EETH: endpoint operations
+	e_rsvd0    = F.uint16("mrc.erth.rsvd0", "Reserved", base.HEX),
+	e_oprsvd   = F.uint8("mrc.erth.op_rsvd", "Reserved", base.HEX, nil, 0xFC),
+	e_op       = F.uint8("mrc.erth.op", "Operation", base.DEC, ep_op_vs, 0x03),
 	e_vendor   = F.uint8("mrc.erth.vendor", "Vendor info", base.HEX),
 	e_mask     = F.uint32("mrc.erth.port_status_mask", "Port status mask", base.HEX),
 	e_rsvd     = F.uint32("mrc.erth.rsvd", "Reserved", base.HEX),
 	e_ts       = F.uint16("mrc.erth.ts", "Timestamp", base.DEC),
-	e_tsflags  = F.uint16("mrc.erth.ts_flags", "TSR / format type", base.HEX),
-	eeth       = F.bytes("mrc.eeth", "EETH (layout not public)"),
+	e_tsr      = F.bool("mrc.erth.tsr", "TSR", 16, nil, 0x8000),
+	e_ftype    = F.uint16("mrc.erth.ftype", "Format type", base.DEC, nil, 0x000F),
+	r_rsvd0    = F.uint16("mrc.eeth.rsvd0", "Reserved", base.HEX),
+	r_sv       = F.bool("mrc.eeth.sv", "SV (service time valid)", 8, nil, 0x80),
+	r_oprsvd   = F.uint8("mrc.eeth.op_rsvd", "Reserved", base.HEX, nil, 0x7C),
+	r_op       = F.uint8("mrc.eeth.op", "Operation", base.DEC, ep_op_vs, 0x03),
+	r_vendor   = F.uint8("mrc.eeth.vendor", "Vendor info", base.HEX),
+	r_mask     = F.uint32("mrc.eeth.port_status_mask", "Port status mask (echo)", base.HEX),
+	r_entropy  = F.uint32("mrc.eeth.entropy", "Request's EV", base.HEX),
+	r_port     = F.uint8("mrc.eeth.req_port", "Port the request arrived on", base.DEC),
+	r_rsvd1    = F.uint24("mrc.eeth.rsvd1", "Reserved", base.HEX),
+	r_ts       = F.uint16("mrc.eeth.req_ts", "Request timestamp (echo)", base.DEC),
+	r_tsr      = F.bool("mrc.eeth.req_tsr", "Request TSR", 16, nil, 0x8000),
+	r_ftype    = F.uint16("mrc.eeth.req_ftype", "Request format type", base.DEC, nil,
+			      0x000F),
+	r_svc      = F.uint32("mrc.eeth.svc_time", "Service time (ns)", base.DEC),
+	r_rsvd2    = F.bytes("mrc.eeth.rsvd2", "Reserved"),
 	-- payload, trailer, diagnostics
 	payload_len = F.uint32("mrc.payload_len", "Payload length", base.DEC),
 	payload    = F.bytes("mrc.payload", "Payload"),
@@ -695,23 +714,54 @@ end
 
 local function dissect_erth(c, b)
 	local t, o = c.tvb, c.off
-	local st = c:header("ERTH (not implemented by rdma_mrc; tentative)", 16)
+	local st = c:header("ERTH", 16)
 	if not st then return end
-	st:add(f.e_flags, t(o, 3))
+	st:add(f.e_rsvd0, t(o, 2))
+	st:add(f.e_oprsvd, t(o + 2, 1))
+	local oi = st:add(f.e_op, t(o + 2, 1))
 	st:add(f.e_vendor, t(o + 3, 1))
 	st:add(f.e_mask, t(o + 4, 4))
 	st:add(f.e_rsvd, t(o + 8, 4))
 	st:add(f.e_ts, t(o + 12, 2))
-	st:add(f.e_tsflags, t(o + 14, 2))
+	st:add(f.e_tsr, t(o + 14, 2))
+	st:add(f.e_ftype, t(o + 14, 2))
+	local op = bit32.band(t(o + 2, 1):uint(), 0x03)
+	if op > 1 then
+		c:warn(oi, "undefined endpoint operation")
+	end
+	c.info[#c.info + 1] = string.format("%s req=0x%04x", ep_op_vs[op],
+					    bit32.band(b.psn, 0xFFFF))
+	if op == 0 then
+		c.info[#c.info + 1] = string.format("down=0x%08x", t(o + 4, 4):uint())
+	end
 	c.off = o + 16
 	dissect_tail(c, b, false)
 end
 
 local function dissect_eeth(c, b)
 	local t, o = c.tvb, c.off
-	local st = c:header("EETH (not implemented by rdma_mrc; layout not public)", 36)
+	local st = c:header("EETH", 36)
 	if not st then return end
-	st:add(f.eeth, t(o, 36))
+	st:add(f.r_rsvd0, t(o, 2))
+	st:add(f.r_sv, t(o + 2, 1))
+	st:add(f.r_oprsvd, t(o + 2, 1))
+	local oi = st:add(f.r_op, t(o + 2, 1))
+	st:add(f.r_vendor, t(o + 3, 1))
+	st:add(f.r_mask, t(o + 4, 4))
+	st:add(f.r_entropy, t(o + 8, 4))
+	st:add(f.r_port, t(o + 12, 1))
+	st:add(f.r_rsvd1, t(o + 13, 3))
+	st:add(f.r_ts, t(o + 16, 2))
+	st:add(f.r_tsr, t(o + 18, 2))
+	st:add(f.r_ftype, t(o + 18, 2))
+	st:add(f.r_svc, t(o + 20, 4))
+	st:add(f.r_rsvd2, t(o + 24, 12))
+	local op = bit32.band(t(o + 2, 1):uint(), 0x03)
+	if op > 1 then
+		c:warn(oi, "undefined endpoint operation")
+	end
+	c.info[#c.info + 1] = string.format("%s rsp=0x%04x ev=0x%08x", ep_op_vs[op],
+					    bit32.band(b.psn, 0xFFFF), t(o + 8, 4):uint())
 	c.off = o + 36
 	dissect_tail(c, b, false)
 end

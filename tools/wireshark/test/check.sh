@@ -83,6 +83,8 @@ expect "BTH and verdicts" -Y mrc -T fields \
 21|49350|0xc0|0x000011|772|0xffff|0|0|0|0|8||TRIMMABLE|||||
 23|49352|0xca|0x000011|774|0xffff|0|0|0|0|8||TRIMMABLE|4|2|||
 24|49353|0xcb|0x000011|775|0xffff|0|0|0|0|26||TRIMMED_LASTHOP||||1|
+25|49360|0xd8|0x000002|256|0xffff|0|0|0|0||46|CONTROL||1|||
+26|49360|0xd9|0x000002|256|0xffff|0|0|0|0||46|CONTROL||1|||
 EOF
 
 # ---- request headers: METH, TSETH, RETH, ImmDt, ICRC
@@ -129,6 +131,22 @@ expect "NETH PETH AETH ERTH" -Y 'mrc.opcode >= 0xd1 && mrc.opcode != 0xdc' \
 12|0xd1||||||||0x1f|4|
 13|0xd1||||||||0x62|4|
 20|0xd8|||||||0x0007|||0x00000024
+25|0xd8|||||||0x0100|||0x00000000
+26|0xd9|||||||0x0100|||
+EOF
+
+# ---- endpoint operations: ERTH and EETH
+expect "ERTH" -Y 'mrc.opcode == 0xd8' -T fields -e frame.number -e mrc.req_id \
+	-e mrc.erth.op -e mrc.erth.vendor -e mrc.erth.port_status_mask \
+	-e mrc.erth.ts -e mrc.erth.tsr -e mrc.erth.ftype <<'EOF'
+20|0x0007|0|0x00|0x00000024|291|1|1
+25|0x0100|1|0x00|0x00000000|1110|1|1
+EOF
+expect "EETH" -Y 'mrc.opcode == 0xd9' -T fields -e frame.number -e mrc.req_id \
+	-e mrc.eeth.sv -e mrc.eeth.op -e mrc.eeth.port_status_mask \
+	-e mrc.eeth.entropy -e mrc.eeth.req_port -e mrc.eeth.req_ts \
+	-e mrc.eeth.req_tsr -e mrc.eeth.req_ftype -e mrc.eeth.svc_time <<'EOF'
+26|0x0100|1|1|0x00000000|0xc0d00000|1|1110|1|1|1500
 EOF
 
 # ---- the command line of the brief, verbatim field list

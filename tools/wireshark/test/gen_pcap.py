@@ -79,9 +79,16 @@ def peth(probe_id, ts=0, vendor=0, scid=0, dcid=0, tsr=0, ftype=1):
                                   tsr << 15 | ftype)
 
 
-def erth(flags24, port_status_mask, ts=0, vendor=0):
-    return flags24.to_bytes(3, "big") + struct.pack("!BIIHH", vendor, port_status_mask,
-                                                    0, ts, 1)
+def erth(op, port_status_mask, ts=0, vendor=0, tsr=1, ftype=1):
+    return struct.pack("!HBBIIHH", 0, op & 3, vendor, port_status_mask, 0, ts,
+                       tsr << 15 | ftype)
+
+
+def eeth(op, port_status_mask, entropy, req_port, req_ts, svc_time, sv=1,
+         vendor=0, tsr=1, ftype=1):
+    return struct.pack("!HBBIIB3sHHI12s", 0, sv << 7 | (op & 3), vendor,
+                       port_status_mask, entropy, req_port, bytes(3), req_ts,
+                       tsr << 15 | ftype, svc_time, bytes(12))
 
 
 def ev(sport, flow_label=0):
@@ -257,9 +264,10 @@ def frames():
     # 19: trimmed by a switch: cut after RETH, DSCP TRIMMED (not malformed)
     f.append(packet(bth(0xC6, QP_B, 0x000303, tsh=1) + meth(0, 7) + tseth(0x0101) +
                     reth(VA, RKEY, 8192), 0xC0C4, DSCP_TRIMMED, ECT0, with_icrc=False))
-    # 20: endpoint request on QP 0x2, request id 0x0007
-    f.append(packet(bth(0xD8, 0x000002, 0x000007) + erth(0x400000, 0x00000024), 0xC0C5,
-                    DSCP_CONTROL, NOT_ECT))
+    # 20: endpoint request on QP 0x2, request id 0x0007: Port Status Update,
+    # the sender's ports 2 and 5 are down
+    f.append(packet(bth(0xD8, 0x000002, 0x000007) + erth(0, 0x00000024, ts=0x0123),
+                    0xC0C5, DSCP_CONTROL, NOT_ECT))
     # 21: undefined opcode of the MRC space
     f.append(packet(bth(0xC0, QP_B, 0x000304) + bytes(8), 0xC0C6, DSCP_TRIMMABLE, ECT0))
     # 22: WRITE Only on another UDP port (decoded with -o mrc.udp_port:5000)
@@ -271,11 +279,18 @@ def frames():
     # 24: WRITE Only with Immediate trimmed at the last hop before its ImmDt
     f.append(packet(bth(0xCB, QP_B, 0x000307) + meth(3, 10) + reth(VA, RKEY, 4),
                     0xC0C9, DSCP_TRIMMED_LASTHOP, ECT0, with_icrc=False))
+    # 25: EV probe request, IPv6, request id 0x0100, on EV 0xC0D0
+    f.append(packet(bth(0xD8, 0x000002, 0x000100) + erth(1, 0, ts=0x0456), 0xC0D0,
+                    DSCP_CONTROL, NOT_ECT, v6=True))
+    # 26: its response: back on the same EV, the request's timestamp echoed,
+    # 1500 ns of service time
+    f.append(ctl_pkt(bth(0xD9, 0x000002, 0x000100) +
+                     eeth(1, 0, ev(0xC0D0), 1, 0x0456, 1500), sport=0xC0D0, v6=True))
     return f
 
 
 # Frames of frames() that are cut at every length by --cuts.
-CUT_FRAMES = (4, 5, 6, 7, 8, 9, 10, 11, 12, 20)
+CUT_FRAMES = (4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 26)
 HDR_AFTER_BTH = {0xD1: 4, 0xD8: 16, 0xD9: 36, 0xDC: 36, 0xDD: 20, 0xDE: 16}
 
 

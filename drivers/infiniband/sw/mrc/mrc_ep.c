@@ -2,19 +2,577 @@
 /*
  * rdma_mrc: endpoint operations on the reserved QP 0x2.
  *
- * First slice: none; endpoint packets are dropped and counted.
+ * Requests (0xd8, ERTH) and responses (0xd9, EETH) belong to no QP.  The
+ * responder is stateless: it answers a request in the softirq that
+ * received it, with a packet built from the request by swapping its
+ * Ethernet and IP addresses, keeping its UDP source port (the EV) and flow
+ * label, and sends it back out of the netdev the request came in on.  A
+ * Port Status Update is acted upon (every QP towards the sender avoids the
+ * reported ports) and acknowledged the same way.
+ *
+ * The requester sends a batch of requests from process context
+ * (mrc_ep_batch(), for the netlink family's ep-op), one batch per device at
+ * a time, and sleeps until every request is answered or the timeout
+ * passes.  Responses are matched by request id and addresses; the ones
+ * that match nothing are dropped and counted, as are malformed packets
+ * and requests to an address that is not a GID of the device.
  */
-#include "mrc.h"
+#include <linux/etherdevice.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/wait.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
 
-void mrc_ep_rcv(struct mrc_pkt *pkt)
+#include <uapi/linux/mrc_netlink.h>
+
+#include "mrc.h"
+#include "mrc_hdr.h"
+
+#define MRC_BTH_TVER_MASK	0x0f
+
+/* A batch in flight: at most one per device, found by device index. */
+struct mrc_ep_batch {
+	struct mrc_ep_req *reqs;	/* the caller's; outcomes written here */
+	u64 *sent_ns;			/* when each request left */
+	unsigned int n;
+	unsigned int nanswered;
+	u8 op;				/* enum mrc_ep_wire_op */
+	wait_queue_head_t wq;
+};
+
+/*
+ * ib_device index -> struct mrc_ep_batch.  Its lock (taken with bottom
+ * halves disabled) also guards the batches' outcome fields: the receive
+ * path writes them under it, and the requester reads them after erasing
+ * its batch, which takes it too.
+ */
+static DEFINE_XARRAY_FLAGS(mrc_ep_batches, XA_FLAGS_LOCK_BH);
+
+static u16 mrc_ep_now_ts(void)
 {
-	mrc_counter_inc(pkt->dev, MRC_CNT_DROP_BAD_QPN);
+	return ktime_get_ns() >> MRC_TS_COARSE_SHIFT;
 }
 
+static bool mrc_gid_is_v4(const union ib_gid *gid)
+{
+	return ipv6_addr_v4mapped((const struct in6_addr *)gid->raw);
+}
+
+/* Whether @gid can be a peer: a unicast address of either family. */
+static bool mrc_ep_gid_unicast(const union ib_gid *gid)
+{
+	const struct in6_addr *a = (const struct in6_addr *)gid->raw;
+	__be32 v4;
+
+	if (mrc_gid_is_v4(gid)) {
+		v4 = a->s6_addr32[3];
+		return !ipv4_is_zeronet(v4) && !ipv4_is_multicast(v4) &&
+		       !ipv4_is_lbcast(v4) && !ipv4_is_loopback(v4);
+	}
+	return !(ipv6_addr_type(a) &
+		 (IPV6_ADDR_ANY | IPV6_ADDR_MULTICAST | IPV6_ADDR_LOOPBACK));
+}
+
+/* Whether @gid is in the GID table of @port; any context. */
+static bool mrc_ep_gid_ours(struct mrc_dev *dev, u32 port,
+			    const union ib_gid *gid)
+{
+	union ib_gid entry;
+	int i, err;
+
+	for (i = 0; i < MRC_GID_TBL_LEN; i++) {
+		err = rdma_query_gid(&dev->ibdev, port, i, &entry);
+		if (err == -EINVAL)
+			break;		/* past the table */
+		if (!err && !memcmp(&entry, gid, sizeof(entry)))
+			return true;
+	}
+	return false;
+}
+
+/* Source and destination address of a received packet, as GIDs. */
+static void mrc_ep_pkt_gids(const struct sk_buff *skb, union ib_gid *src,
+			    union ib_gid *dst)
+{
+	if (ip_hdr(skb)->version == IPVERSION) {
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr,
+				       (struct in6_addr *)src->raw);
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)dst->raw);
+	} else {
+		memcpy(src->raw, &ipv6_hdr(skb)->saddr, sizeof(src->raw));
+		memcpy(dst->raw, &ipv6_hdr(skb)->daddr, sizeof(dst->raw));
+	}
+}
+
+static void mrc_ep_fill_bth(struct mrc_bth *bth, u8 opcode, u16 id)
+{
+	memset(bth, 0, MRC_BTH_LEN);
+	bth->opcode = opcode;
+	bth->pkey = htons(mrc_param_control_pkey);
+	mrc_put24(bth->dqpn, MRC_QPN_ENDPOINT);
+	mrc_put24(bth->psn, id);
+}
+
+/* The response to request @pkt: BTH and EETH at @bth. */
+static void mrc_ep_fill_rsp(struct mrc_pkt *pkt, struct mrc_bth *bth,
+			    u64 t_arrival)
+{
+	const struct mrc_erth *erth = (const struct mrc_erth *)pkt->hdr;
+	struct mrc_eeth *eeth = (struct mrc_eeth *)(bth + 1);
+	u64 svc;
+
+	mrc_ep_fill_bth(bth, MRC_OP_EP_RESPONSE, pkt->psn & MRC_EP_ID_MASK);
+	memset(eeth, 0, MRC_EETH_LEN);
+	eeth->op = (erth->op & MRC_EP_OP_MASK) | MRC_EETH_SV;
+	eeth->port_status = erth->port_status;
+	eeth->entropy = htonl((u32)pkt->sport << MRC_EV_SPORT_SHIFT | pkt->flow);
+	eeth->req_port = pkt->port;
+	eeth->req_ts = erth->tx_ts;
+	eeth->req_ts_flags = erth->ts_flags;
+	svc = ktime_get_ns() - t_arrival;
+	eeth->svc_time = htonl(min_t(u64, svc, U32_MAX));
+}
+
+/*
+ * Answer through the routing table, for a request that came in without an
+ * Ethernet header (e.g. on a tunnel device).
+ */
+static void mrc_ep_reply_routed(struct mrc_pkt *pkt, const union ib_gid *src,
+				const union ib_gid *dst, u64 t_arrival)
+{
+	struct mrc_path path = {
+		.sport = pkt->sport,
+		.flow = pkt->flow,
+		.port = pkt->port,
+	};
+	struct mrc_xmit_addr addr = {
+		.sgid = dst,
+		.dgid = src,
+		.net_type = mrc_gid_is_v4(src) ? RDMA_NETWORK_IPV4 :
+						 RDMA_NETWORK_IPV6,
+	};
+	struct sk_buff *skb;
+
+	skb = mrc_net_alloc_skb_dev(pkt->dev, MRC_BTH_LEN + MRC_EETH_LEN);
+	if (!skb)
+		return;
+	mrc_ep_fill_rsp(pkt, (struct mrc_bth *)skb->data, t_arrival);
+	mrc_counter_inc(pkt->dev, MRC_CNT_EP_RSPS_SENT);
+	mrc_net_xmit_addr(pkt->dev, &addr, skb, &path,
+			  mrc_param_dscp_control, false);
+}
+
+/*
+ * Answer request @pkt statelessly: the reply's Ethernet and IP addresses
+ * are the request's, swapped; its UDP source port and IPv6 flow label are
+ * the request's (the EV it came on), so that it travels back on that EV;
+ * it leaves through the netdev the request arrived on, with no route
+ * lookup.
+ */
+static void mrc_ep_reply(struct mrc_pkt *pkt, const union ib_gid *src,
+			 const union ib_gid *dst, u64 t_arrival)
+{
+	const unsigned int mrc_len = MRC_BTH_LEN + MRC_EETH_LEN;
+	struct sk_buff *req = pkt->skb;
+	struct net_device *ndev = req->dev;
+	bool v4 = ip_hdr(req)->version == IPVERSION;
+	unsigned int ip_hlen = v4 ? MRC_IPV4_HLEN : MRC_IPV6_HLEN;
+	u8 tos = mrc_param_dscp_control << MRC_DSCP_SHIFT;
+	const struct ethhdr *req_eth;
+	struct udphdr *udph;
+	struct sk_buff *skb;
+	struct ethhdr *eth;
+
+	if (!skb_mac_header_was_set(req) ||
+	    skb_network_header(req) - skb_mac_header(req) != ETH_HLEN ||
+	    !(ndev->flags & IFF_UP)) {
+		mrc_ep_reply_routed(pkt, src, dst, t_arrival);
+		return;
+	}
+	req_eth = eth_hdr(req);
+
+	skb = alloc_skb(LL_RESERVED_SPACE(ndev) + ip_hlen + MRC_UDP_HLEN +
+			mrc_len + MRC_ICRC_LEN, GFP_ATOMIC);
+	if (!skb)
+		return;
+	skb_reserve(skb, LL_RESERVED_SPACE(ndev) + ip_hlen + MRC_UDP_HLEN);
+	mrc_ep_fill_rsp(pkt, skb_put(skb, mrc_len), t_arrival);
+
+	udph = skb_push(skb, MRC_UDP_HLEN);
+	skb_reset_transport_header(skb);
+	udph->source = udp_hdr(req)->source;	/* the EV */
+	udph->dest = htons(mrc_param_udp_port);
+	udph->len = htons(MRC_UDP_HLEN + mrc_len + MRC_ICRC_LEN);
+	udph->check = 0;
+
+	if (v4) {
+		struct iphdr *iph = skb_push(skb, MRC_IPV4_HLEN);
+
+		skb_reset_network_header(skb);
+		memset(iph, 0, MRC_IPV4_HLEN);
+		iph->version = IPVERSION;
+		iph->ihl = MRC_IPV4_HLEN / sizeof(u32);
+		iph->tos = tos;
+		iph->tot_len = htons(skb->len + MRC_ICRC_LEN);
+		iph->frag_off = htons(IP_DF);
+		iph->ttl = MRC_DEFAULT_TTL;
+		iph->protocol = IPPROTO_UDP;
+		iph->saddr = ip_hdr(req)->daddr;
+		iph->daddr = ip_hdr(req)->saddr;
+		ip_send_check(iph);
+	} else {
+		struct ipv6hdr *ip6h = skb_push(skb, MRC_IPV6_HLEN);
+
+		skb_reset_network_header(skb);
+		ip6_flow_hdr(ip6h, tos, ip6_flowlabel(ipv6_hdr(req)));
+		ip6h->payload_len = htons(skb->len - MRC_IPV6_HLEN +
+					  MRC_ICRC_LEN);
+		ip6h->nexthdr = IPPROTO_UDP;
+		ip6h->hop_limit = MRC_DEFAULT_TTL;
+		ip6h->saddr = ipv6_hdr(req)->daddr;
+		ip6h->daddr = ipv6_hdr(req)->saddr;
+	}
+
+	skb_put(skb, MRC_ICRC_LEN);
+	put_unaligned_le32(mrc_icrc(skb, udph, mrc_len),
+			   skb_tail_pointer(skb) - MRC_ICRC_LEN);
+	mrc_counter_inc(pkt->dev, MRC_CNT_TX_PKTS);
+	mrc_counter_add(pkt->dev, MRC_CNT_TX_BYTES, skb->len);
+	mrc_counter_inc(pkt->dev, MRC_CNT_EP_RSPS_SENT);
+
+	eth = skb_push(skb, ETH_HLEN);
+	skb_reset_mac_header(skb);
+	ether_addr_copy(eth->h_dest, req_eth->h_source);
+	ether_addr_copy(eth->h_source, req_eth->h_dest);
+	eth->h_proto = req_eth->h_proto;
+	skb->protocol = req_eth->h_proto;
+	skb->dev = ndev;
+	skb->ip_summed = CHECKSUM_NONE;
+	dev_queue_xmit(skb);
+}
+
+static void mrc_ep_rcv_req(struct mrc_pkt *pkt, const union ib_gid *src,
+			   const union ib_gid *dst, u64 t_arrival)
+{
+	const struct mrc_erth *erth = (const struct mrc_erth *)pkt->hdr;
+	struct mrc_dev *dev = pkt->dev;
+	u32 mask;
+
+	if (!mrc_ep_gid_unicast(src) || !mrc_ep_gid_ours(dev, pkt->port, dst)) {
+		mrc_counter_inc(dev, MRC_CNT_EP_DROP_UNKNOWN_GID);
+		return;
+	}
+	mrc_counter_inc(dev, MRC_CNT_EP_REQS_RCVD);
+	if ((erth->op & MRC_EP_OP_MASK) == MRC_EP_WIRE_PORT_STATUS) {
+		mask = ntohl(erth->port_status);
+		mrc_counter_inc(dev, MRC_CNT_EP_PORT_STATUS_RCVD);
+		mrc_ev_peer_ports(dev, src, mask);
+		mrc_nl_peer_status(dev, pkt->port, src, mask);
+	}
+	mrc_ep_reply(pkt, src, dst, t_arrival);
+}
+
+/* Match response @pkt to the device's batch; false if it matches none. */
+static bool mrc_ep_rcv_rsp(struct mrc_pkt *pkt, const union ib_gid *src,
+			   const union ib_gid *dst, u64 t_arrival)
+{
+	const struct mrc_eeth *eeth = (const struct mrc_eeth *)pkt->hdr;
+	u16 id = pkt->psn & MRC_EP_ID_MASK;
+	struct mrc_ep_req *req = NULL;
+	struct mrc_ep_batch *b;
+	bool matched = false;
+	unsigned int i;
+	u64 rtt, svc;
+
+	xa_lock_bh(&mrc_ep_batches);
+	b = xa_load(&mrc_ep_batches, pkt->dev->ibdev.index);
+	if (!b || (eeth->op & MRC_EP_OP_MASK) != b->op)
+		goto out;
+	for (i = 0; i < b->n; i++) {
+		req = &b->reqs[i];
+		if (req->id == id)
+			break;
+	}
+	if (i == b->n || req->answered ||
+	    memcmp(src, &req->dgid, sizeof(*src)) ||
+	    memcmp(dst, &req->sgid, sizeof(*dst)))
+		goto out;
+
+	rtt = t_arrival - b->sent_ns[i];
+	svc = ntohl(eeth->svc_time);
+	req->adj_svc_time = 0;
+	if ((eeth->op & MRC_EETH_SV) && svc < rtt) {
+		rtt -= svc;
+		req->adj_svc_time = 1;
+	}
+	req->rtt_ns = clamp_t(u64, rtt, 1, U32_MAX);
+	req->rx_port = pkt->port;
+	req->order = b->nanswered;
+	req->answered = true;
+	WRITE_ONCE(b->nanswered, b->nanswered + 1);
+	if (b->nanswered == b->n)
+		wake_up(&b->wq);
+	matched = true;
+out:
+	xa_unlock_bh(&mrc_ep_batches);
+	return matched;
+}
+
+/* Header checks common to requests and responses. */
+static bool mrc_ep_hdr_ok(const struct mrc_pkt *pkt)
+{
+	unsigned int len = pkt->opcode == MRC_OP_EP_REQUEST ? MRC_ERTH_LEN :
+							      MRC_EETH_LEN;
+	/* ERTH and EETH keep op at the same offset. */
+	const struct mrc_erth *erth = (const struct mrc_erth *)pkt->hdr;
+	u8 op = erth->op & MRC_EP_OP_MASK;
+
+	return pkt->dqpn == MRC_QPN_ENDPOINT && pkt->hdr_len == len &&
+	       !(pkt->bth->flags & (MRC_BTH_PADCNT_MASK | MRC_BTH_TVER_MASK)) &&
+	       ntohs(pkt->bth->pkey) == mrc_param_control_pkey &&
+	       (op == MRC_EP_WIRE_PORT_STATUS || op == MRC_EP_WIRE_EV_PROBE);
+}
+
+/**
+ * mrc_ep_rcv - an endpoint packet: DestQP 0x2, or opcode 0xd8 / 0xd9
+ * @pkt: parsed and ICRC-checked by mrc_recv(); the caller frees its skb
+ *
+ * Softirq context.
+ */
+void mrc_ep_rcv(struct mrc_pkt *pkt)
+{
+	u64 t_arrival = ktime_get_ns();
+	union ib_gid src, dst;
+
+	if (!mrc_op_is_ep(pkt->opcode)) {
+		/* Another opcode for QP 0x2: no such QP. */
+		mrc_counter_inc(pkt->dev, MRC_CNT_DROP_BAD_QPN);
+		return;
+	}
+	if (!mrc_ep_hdr_ok(pkt)) {
+		mrc_counter_inc(pkt->dev, MRC_CNT_EP_DROP_MALFORMED);
+		return;
+	}
+	mrc_ep_pkt_gids(pkt->skb, &src, &dst);
+	if (pkt->opcode == MRC_OP_EP_REQUEST)
+		mrc_ep_rcv_req(pkt, &src, &dst, t_arrival);
+	else if (mrc_ep_rcv_rsp(pkt, &src, &dst, t_arrival))
+		mrc_counter_inc(pkt->dev, MRC_CNT_EP_RSPS_RCVD);
+	else
+		mrc_counter_inc(pkt->dev, MRC_CNT_EP_DROP_UNMATCHED);
+}
+
+static int mrc_ep_check_req(struct mrc_dev *dev, const struct mrc_ep_req *reqs,
+			    unsigned int i, struct netlink_ext_ack *extack)
+{
+	const struct mrc_ep_req *req = &reqs[i];
+	unsigned int j;
+
+	for (j = 0; j < i; j++) {
+		if (reqs[j].id == req->id) {
+			NL_SET_ERR_MSG(extack, "duplicate request id in the batch");
+			return -EINVAL;
+		}
+	}
+	if (!mrc_port_ndev(dev, req->ev.port)) {
+		NL_SET_ERR_MSG(extack, "the device has no such port");
+		return -EINVAL;
+	}
+	if (!mrc_ep_gid_ours(dev, req->ev.port, &req->sgid)) {
+		NL_SET_ERR_MSG(extack, "sgid is not a GID of the device on that port");
+		return -EINVAL;
+	}
+	if (!mrc_ep_gid_unicast(&req->dgid)) {
+		NL_SET_ERR_MSG(extack, "dgid is not a unicast address");
+		return -EINVAL;
+	}
+	if (mrc_gid_is_v4(&req->sgid) != mrc_gid_is_v4(&req->dgid)) {
+		NL_SET_ERR_MSG(extack, "sgid and dgid are of different IP versions");
+		return -EINVAL;
+	}
+	if (!req->ev.sport) {
+		NL_SET_ERR_MSG(extack, "EV 0: not a usable UDP source port");
+		return -EINVAL;
+	}
+	if (req->ev.flow && mrc_gid_is_v4(&req->sgid)) {
+		NL_SET_ERR_MSG(extack, "the EV has flow label bits, which IPv4 cannot carry");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static struct sk_buff *mrc_ep_build_req(struct mrc_dev *dev, u8 op,
+					const struct mrc_ep_req *req)
+{
+	struct sk_buff *skb;
+	struct mrc_erth *erth;
+
+	skb = mrc_net_alloc_skb_dev(dev, MRC_BTH_LEN + MRC_ERTH_LEN);
+	if (!skb)
+		return NULL;
+	mrc_ep_fill_bth((struct mrc_bth *)skb->data, MRC_OP_EP_REQUEST, req->id);
+	erth = (struct mrc_erth *)(skb->data + MRC_BTH_LEN);
+	memset(erth, 0, MRC_ERTH_LEN);
+	erth->op = op;
+	if (op == MRC_EP_WIRE_PORT_STATUS)
+		erth->port_status = htonl(req->port_status);
+	erth->ts_flags = htons(MRC_TSETH_TSR | MRC_TSETH_FTYPE);
+	return skb;
+}
+
+/**
+ * mrc_ep_batch - send a batch of endpoint requests and wait for responses
+ * @dev: the sending device
+ * @op_type: MRC_EP_OP_TYPE_* (uapi), the same for every request
+ * @dscp: DSCP of the requests
+ * @timeout_ns: how long to wait for the responses
+ * @reqs: the requests; their outcome fields are filled in
+ * @n: how many
+ * @extack: why the batch was refused
+ *
+ * Process context; sleeps.  Returns 0 when the batch was sent (requests
+ * not answered in time have answered == false), -EINVAL / -E2BIG for bad
+ * requests, -EAGAIN when another batch of @dev is in flight, -ENOMEM, or
+ * -EINTR when a signal ended the wait.
+ */
 int mrc_ep_batch(struct mrc_dev *dev, u32 op_type, u8 dscp, u64 timeout_ns,
 		 struct mrc_ep_req *reqs, unsigned int n,
 		 struct netlink_ext_ack *extack)
 {
-	NL_SET_ERR_MSG(extack, "endpoint operations are not supported yet");
-	return -EOPNOTSUPP;
+	struct mrc_xmit_addr addr;
+	struct sk_buff **skbs;
+	struct mrc_ep_batch *b;
+	unsigned long wait;
+	unsigned int i;
+	long left;
+	u8 op;
+	int err;
+
+	switch (op_type) {
+	case MRC_EP_OP_TYPE_EV_PROBE:
+		op = MRC_EP_WIRE_EV_PROBE;
+		break;
+	case MRC_EP_OP_TYPE_PORT_STATUS_UPDATE:
+		op = MRC_EP_WIRE_PORT_STATUS;
+		break;
+	default:
+		NL_SET_ERR_MSG(extack, "unknown endpoint operation type");
+		return -EINVAL;
+	}
+	if (!n) {
+		NL_SET_ERR_MSG(extack, "no request in the batch");
+		return -EINVAL;
+	}
+	if (n > MRC_EP_MAX_REQS) {
+		NL_SET_ERR_MSG(extack, "too many requests in the batch");
+		return -E2BIG;
+	}
+	if (dscp > (U8_MAX >> MRC_DSCP_SHIFT)) {
+		NL_SET_ERR_MSG(extack, "DSCP out of range");
+		return -EINVAL;
+	}
+	if (!timeout_ns || timeout_ns > MRC_EP_MAX_TIMEOUT_NS) {
+		NL_SET_ERR_MSG(extack, "timeout out of range");
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		err = mrc_ep_check_req(dev, reqs, i, extack);
+		if (err)
+			return err;
+		reqs[i].answered = false;
+		reqs[i].rx_port = 0;
+		reqs[i].rtt_ns = 0;
+		reqs[i].adj_svc_time = 0;
+		reqs[i].order = 0;
+	}
+
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	skbs = kcalloc(n, sizeof(*skbs), GFP_KERNEL);
+	if (!b || !skbs) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	b->sent_ns = kcalloc(n, sizeof(*b->sent_ns), GFP_KERNEL);
+	if (!b->sent_ns) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	b->reqs = reqs;
+	b->n = n;
+	b->op = op;
+	init_waitqueue_head(&b->wq);
+	for (i = 0; i < n; i++) {
+		skbs[i] = mrc_ep_build_req(dev, op, &reqs[i]);
+		if (!skbs[i]) {
+			err = -ENOMEM;
+			goto out_skbs;
+		}
+	}
+
+	err = xa_insert_bh(&mrc_ep_batches, dev->ibdev.index, b, GFP_KERNEL);
+	if (err) {
+		if (err == -EBUSY) {
+			NL_SET_ERR_MSG(extack,
+				       "another endpoint batch of this device is in flight");
+			err = -EAGAIN;
+		}
+		goto out_skbs;
+	}
+
+	for (i = 0; i < n; i++) {
+		struct mrc_erth *erth;
+
+		addr.sgid = &reqs[i].sgid;
+		addr.dgid = &reqs[i].dgid;
+		addr.net_type = mrc_gid_is_v4(&reqs[i].sgid) ?
+				RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+		erth = (struct mrc_erth *)(skbs[i]->data + MRC_BTH_LEN);
+		erth->tx_ts = htons(mrc_ep_now_ts());
+		/* Ordered before the xmit, and so before its response. */
+		xa_lock_bh(&mrc_ep_batches);
+		b->sent_ns[i] = ktime_get_ns();
+		xa_unlock_bh(&mrc_ep_batches);
+		mrc_counter_inc(dev, MRC_CNT_EP_REQS_SENT);
+		local_bh_disable();
+		mrc_net_xmit_addr(dev, &addr, skbs[i], &reqs[i].ev, dscp, false);
+		local_bh_enable();
+		skbs[i] = NULL;
+	}
+
+	wait = max_t(unsigned long, nsecs_to_jiffies(timeout_ns), 1);
+	left = wait_event_interruptible_timeout(b->wq,
+						READ_ONCE(b->nanswered) == n,
+						wait);
+	/* After this no response can touch @reqs. */
+	xa_erase_bh(&mrc_ep_batches, dev->ibdev.index);
+	if (left == -ERESTARTSYS) {
+		NL_SET_ERR_MSG(extack, "interrupted while waiting for responses");
+		err = -EINTR;
+		goto out_free;
+	}
+
+	for (i = 0; i < n; i++) {
+		if (!reqs[i].answered) {
+			mrc_counter_inc(dev, MRC_CNT_EP_TIMEOUTS);
+			continue;
+		}
+		if (op == MRC_EP_WIRE_EV_PROBE)
+			mrc_ev_probe_ok(dev, &reqs[i].dgid, &reqs[i].ev);
+	}
+	err = 0;
+	goto out_free;
+
+out_skbs:
+	for (i = 0; i < n; i++)
+		kfree_skb(skbs[i]);
+out_free:
+	if (b)
+		kfree(b->sent_ns);
+	kfree(b);
+	kfree(skbs);
+	return err;
 }

@@ -280,4 +280,52 @@ static inline unsigned int mrc_req_hdr_len(u8 op, bool tsh)
 	       (mrc_op_has_imm(op) ? MRC_IMMDT_LEN : 0);
 }
 
+/* ---- endpoint operations on QP 0x2 (0xd8, 0xd9) ---- */
+
+/* ERTH, 16 bytes: Endpoint Request. */
+struct mrc_erth {
+	u8 rsvd0[2];
+	u8 op;			/* reserved (6) | op (2) */
+	u8 vendor;
+	__be32 port_status;	/* Port Status Update: sender's ports down */
+	__be32 rsvd1;
+	__be16 tx_ts;		/* sender's clock, as TSETH */
+	__be16 ts_flags;	/* TSR / ftype, as TSETH */
+} __packed;
+
+/* EETH, 36 bytes: Endpoint Response (layout: rdma_mrc's own). */
+struct mrc_eeth {
+	u8 rsvd0[2];
+	u8 op;			/* SV (1) | reserved (5) | op (2) */
+	u8 vendor;
+	__be32 port_status;	/* the request's, echoed */
+	__be32 entropy;		/* the request's EV, structured form */
+	u8 req_port;		/* responder's port the request came in on */
+	u8 rsvd1[3];
+	__be16 req_ts;		/* the request's tx_ts, echoed */
+	__be16 req_ts_flags;	/* ... and its TSR / ftype */
+	__be32 svc_time;	/* ns from request arrival to response (SV) */
+	u8 rsvd2[12];
+} __packed;
+
+#define MRC_EP_OP_MASK			0x03
+#define MRC_EETH_SV			BIT(7)	/* svc_time is valid */
+
+/* ERTH/EETH op values (the OCP API numbers its ops differently). */
+enum mrc_ep_wire_op {
+	MRC_EP_WIRE_PORT_STATUS		= 0,
+	MRC_EP_WIRE_EV_PROBE		= 1,
+};
+
+/* Endpoint operations carry their request id in BTH PSN[15:0]. */
+#define MRC_EP_ID_MASK			0xffff
+
+#define MRC_ERTH_LEN		sizeof(struct mrc_erth)
+#define MRC_EETH_LEN		sizeof(struct mrc_eeth)
+
+static inline bool mrc_op_is_ep(u8 op)
+{
+	return op == MRC_OP_EP_REQUEST || op == MRC_OP_EP_RESPONSE;
+}
+
 #endif /* MRC_HDR_H */

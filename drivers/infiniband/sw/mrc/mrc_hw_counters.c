@@ -56,6 +56,16 @@ static const struct rdma_stat_desc mrc_counter_descs[MRC_NUM_COUNTERS] = {
 	[MRC_CNT_EV_PROBES_SENT].name = "ev_probes_sent",
 	[MRC_CNT_EV_PROBES_ANSWERED].name = "ev_probes_answered",
 	[MRC_CNT_EV_MIN_ACTIVE_HOLDS].name = "ev_min_active_holds",
+	/* endpoint operations */
+	[MRC_CNT_EP_REQS_SENT].name = "ep_reqs_sent",
+	[MRC_CNT_EP_REQS_RCVD].name = "ep_reqs_rcvd",
+	[MRC_CNT_EP_RSPS_SENT].name = "ep_rsps_sent",
+	[MRC_CNT_EP_RSPS_RCVD].name = "ep_rsps_rcvd",
+	[MRC_CNT_EP_TIMEOUTS].name = "ep_timeouts",
+	[MRC_CNT_EP_PORT_STATUS_RCVD].name = "ep_port_status_rcvd",
+	[MRC_CNT_EP_DROP_MALFORMED].name = "ep_drop_malformed",
+	[MRC_CNT_EP_DROP_UNKNOWN_GID].name = "ep_drop_unknown_gid",
+	[MRC_CNT_EP_DROP_UNMATCHED].name = "ep_drop_unmatched",
 };
 
 void mrc_counter_inc(struct mrc_dev *dev, enum mrc_counter c)

@@ -174,4 +174,12 @@ extern unsigned int mrc_param_ev_event_rate;
 extern unsigned int mrc_param_ev_min_active;
 extern unsigned int mrc_param_ev_probe_rtos;
 
+/*
+ * Endpoint operations (mrc_ep.c): requests in one batch (the device limit
+ * the family reports as ep-max-reqs), and the longest a batch may wait for
+ * its responses.
+ */
+#define MRC_EP_MAX_REQS			MRC_CTL_EP_MAX_REQS
+#define MRC_EP_MAX_TIMEOUT_NS		(60ULL * NSEC_PER_SEC)
+
 #endif /* MRC_PARAM_H */

@@ -95,6 +95,7 @@ static bool mrc_op_known(u8 op)
 	case MRC_OP_SACK:
 	case MRC_OP_NACK:
 	case MRC_OP_PROBE:
+	case MRC_OP_EP_REQUEST ... MRC_OP_EP_RESPONSE:
 		return true;
 	default:
 		return false;
@@ -140,7 +141,7 @@ void mrc_recv(struct sk_buff *skb)
 	    !mrc_op_known(pkt.opcode))
 		goto drop;
 
-	if (pkt.dqpn == MRC_QPN_ENDPOINT) {
+	if (pkt.dqpn == MRC_QPN_ENDPOINT || mrc_op_is_ep(pkt.opcode)) {
 		/* Endpoint operations: stateless, no QP. */
 		mrc_ep_rcv(&pkt);
 		ib_device_put(ibdev);
