@@ -49,6 +49,7 @@ static const struct rdma_stat_desc mrc_counter_descs[MRC_NUM_COUNTERS] = {
 	[MRC_CNT_REMOTE_ACCESS_ERRORS].name = "remote_access_errors",
 	[MRC_CNT_TX_ROUTE_ERRORS].name = "tx_route_errors",
 	[MRC_CNT_LINK_DOWNED].name = "link_downed",
+	[MRC_CNT_DROP_PORT_DISABLED].name = "drop_port_disabled",
 };
 
 void mrc_counter_inc(struct mrc_dev *dev, enum mrc_counter c)
