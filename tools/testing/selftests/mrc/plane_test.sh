@@ -22,6 +22,9 @@
 #    (ibv_devinfo), p1, p2 and p4 keep carrying the transfer while p3 is
 #    down; p3 up again: port 3 ACTIVE and p3 carries the transfer again;
 #    the transfer finishes with every byte verified and no QP error.
+#    (mrc_xfer's TCP side channel uses the fabric's management link: h2
+#    does not know that h1's p3 is down, and what it routes over plane 3
+#    towards h1 is lost meanwhile.)
 #
 # Each assertion prints "ok: ..." or "not ok: ..."; the test goes on where
 # it can and exits non-zero if any failed.
@@ -42,6 +45,9 @@ SPEC=$TOP/Documentation/netlink/specs/mrc.yaml
 NPLANES=4
 HOST_A=198.18.100.1	# scripts/fabric planes: h1's address on every plane
 HOST_B=198.18.100.2
+# The side channel of mrc_xfer (TCP) goes over the management link, which
+# no plane going down disturbs.
+MGMT_B=198.18.101.2
 LINK_DEV=mrcL		# the one-port device of `rdma link add`
 DOWN_PLANE=3		# the plane taken down in 5.
 ADMIN_PORT=2		# the port disabled in 3.
@@ -270,7 +276,7 @@ done
 run ynl h1 --dump port-get --json "{\"dev-name\": \"$XFER_DEV_A\"}"
 got=$(jq -c '[if type == "array" then .[] else . end |
 	{"port-index", ifname, state, "admin-state"}] | sort_by(."port-index")' \
-	"$BOUNDED_OUT")
+	"$BOUNDED_OUT") || { bounded_output; fail "port-get: YNL printed no JSON"; }
 want=$(for ((p = 1; p <= NPLANES; p++)); do
 	printf '{"port-index":%d,"ifname":"p%d","state":"active","admin-state":"enabled"}\n' "$p" "$p"
 done | jq -cs .)
@@ -297,8 +303,13 @@ check "port $ADMIN_PORT disabled: the other ports stay ACTIVE" \
 	devinfo_port_is "$XFER_DEV_A" 1 PORT_ACTIVE
 run ynl h1 --do port-get --json "{\"dev-name\": \"$XFER_DEV_A\",
 	\"port-index\": $ADMIN_PORT}"
-check "port-get: admin-state disabled, state down" \
-	jq -e '."admin-state" == "disabled" and .state == "down"' "$BOUNDED_OUT"
+if jq -e '."admin-state" == "disabled" and .state == "down"' "$BOUNDED_OUT" \
+	>/dev/null 2>&1; then
+	ok "port-get: admin-state disabled, state down"
+else
+	bounded_output
+	not_ok "port-get: not admin-state disabled and state down"
+fi
 run ynl h1 --do port-set --json "{\"dev-name\": \"$XFER_DEV_A\",
 	\"port-index\": $ADMIN_PORT, \"admin-state\": \"enabled\"}"
 check "port $ADMIN_PORT enabled: PORT_ACTIVE again" \
@@ -322,7 +333,7 @@ XFER_GID_A=$(gid_index_of "$XFER_DEV_A" "$HOST_A") ||
 	fail "no RoCE v2 GID of $HOST_A on $XFER_DEV_A port 1"
 XFER_GID_B=$(gid_index_of "$XFER_DEV_B" "$HOST_B") ||
 	fail "no RoCE v2 GID of $HOST_B on $XFER_DEV_B port 1"
-XFER_SERVER_IP=$HOST_B
+XFER_SERVER_IP=$MGMT_B
 
 log "== 4. a transfer sprays over all $NPLANES planes and both links of each"
 snap_planes s0
@@ -358,14 +369,14 @@ log "== 5. h1's p$DOWN_PLANE down and up again during a transfer"
 iters=$(awk -v b="$bytes" -v s="$secs" -v t="$FAIL_RUN_SECS" -v sz="$SPRAY_SIZE" \
 	-v lo="$FAIL_MIN_ITERS" -v hi="$FAIL_MAX_ITERS" 'BEGIN {
 		n = s > 0 ? int(b / s * t / sz) : lo
-		print n < lo ? lo : n > hi ? hi : n }')
+		print (n < lo ? lo : (n > hi ? hi : n)) }')
 log "   $iters writes of $SPRAY_SIZE bytes (4. ran at $bytes bytes in ${secs}s)"
 bin=$(helper_path mrc_xfer)
 bg_start fail.server ip netns exec h2 "$bin" -d "$XFER_DEV_B" -g "$XFER_GID_B" \
 	-p "$XFER_TCP_PORT" --timeout "$FAIL_SECS"
 bg_start fail.client ip netns exec h1 "$bin" -d "$XFER_DEV_A" -g "$XFER_GID_A" \
 	-p "$XFER_TCP_PORT" --timeout "$FAIL_SECS" --size "$SPRAY_SIZE" \
-	--iters "$iters" "$HOST_B"
+	--iters "$iters" "$MGMT_B"
 snap_planes f0
 wait_until "p$DOWN_PLANE carries the transfer" "$CARRY_WAIT" \
 	plane_carries "$DOWN_PLANE" "${TX[f0.p$DOWN_PLANE]}"
