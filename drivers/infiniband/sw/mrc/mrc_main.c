@@ -193,7 +193,10 @@ static int mrc_dev_create(const char *name, struct net_device *const *ndevs,
 	 */
 	err = mrc_register_device(dev, name);
 	if (err) {
-		NL_SET_ERR_MSG(extack, "the RDMA core refused to register the device");
+		if (err == -ENFILE)
+			NL_SET_ERR_MSG(extack, "the device name is taken");
+		else
+			NL_SET_ERR_MSG(extack, "the RDMA core refused to register the device");
 		goto err_dealloc;
 	}
 	mutex_unlock(&mrc_dev_mutex);

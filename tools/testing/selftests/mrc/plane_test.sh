@@ -61,7 +61,7 @@ SPRAY_ITERS=16
 SPRAY_SECS=120
 # 5.: the transfer should last about this long at the rate 4. measured, so
 # that the plane can go down and up while it runs.
-FAIL_RUN_SECS=50
+FAIL_RUN_SECS=30
 FAIL_MIN_ITERS=32
 FAIL_MAX_ITERS=4096
 FAIL_SECS=300
