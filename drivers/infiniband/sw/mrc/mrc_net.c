@@ -113,6 +113,7 @@ static int mrc_xmit4(struct net_device *ndev, const struct mrc_xmit_addr *addr,
 	};
 	struct rtable *rt;
 	struct iphdr *iph;
+	bool bound;
 
 	memcpy(&fl4.saddr, addr->sgid->raw + MRC_GID_V4_OFFSET,
 	       sizeof(fl4.saddr));
@@ -125,11 +126,13 @@ static int mrc_xmit4(struct net_device *ndev, const struct mrc_xmit_addr *addr,
 	 */
 	if (inet_addr_type(net, fl4.daddr) == RTN_LOCAL)
 		fl4.flowi4_oif = 0;
+	/* The lookup rewrites flowi4_oif (to lo's, for a local peer). */
+	bound = fl4.flowi4_oif;
 	rt = ip_route_output_key(net, &fl4);
 	if (IS_ERR(rt))
 		return PTR_ERR(rt);
 	/* Bound to the plane: never leave through another one. */
-	if (fl4.flowi4_oif && rt->dst.dev != ndev) {
+	if (bound && rt->dst.dev != ndev) {
 		ip_rt_put(rt);
 		return -ENETUNREACH;
 	}
@@ -166,12 +169,14 @@ static int mrc_xmit6(struct net_device *ndev, const struct mrc_xmit_addr *addr,
 	};
 	struct dst_entry *dst;
 	struct ipv6hdr *ip6h;
+	bool bound;
 
 	memcpy(&fl6.saddr, addr->sgid->raw, sizeof(fl6.saddr));
 	memcpy(&fl6.daddr, addr->dgid->raw, sizeof(fl6.daddr));
 	/* A peer on this host: through loopback, as for IPv4. */
 	if (ipv6_chk_addr(net, &fl6.daddr, NULL, 0))
 		fl6.flowi6_oif = 0;
+	bound = fl6.flowi6_oif;
 	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
 	if (IS_ERR(dst))
 		return PTR_ERR(dst);
@@ -179,7 +184,7 @@ static int mrc_xmit6(struct net_device *ndev, const struct mrc_xmit_addr *addr,
 	 * With a source address given, IPv6 takes the outgoing interface as
 	 * a preference only: a route through another plane must not do.
 	 */
-	if (fl6.flowi6_oif && dst->dev != ndev) {
+	if (bound && dst->dev != ndev) {
 		dst_release(dst);
 		return -ENETUNREACH;
 	}
