@@ -72,6 +72,7 @@ CARRY_WAIT=30
 # The strerror() texts YNL prints.
 ERR_EPROTONOSUPPORT="Protocol not supported"
 ERR_ENOENT="No such file or directory"
+ERR_EOPNOTSUPP="Operation not supported"
 
 for tool in jq ibv_devinfo; do
 	command -v "$tool" >/dev/null || fail "$tool is not installed"
@@ -238,6 +239,14 @@ log "== 1. rdma link add makes one port; dev-new refusals"
 link_add "$LINK_DEV" p1 h1
 assert_eq "ports of $LINK_DEV" 1 "$(nports_of "$LINK_DEV")"
 ok "rdma link add: $LINK_DEV has 1 port"
+# A tree whose netlink family lacks dev-new cannot make the devices.
+bounded "$CMD_TIMEOUT" ynl h1 --do dev-new --json '{"dev-name": "mrcX"}' ||
+	fail "hung: ynl dev-new"
+if grep -qF "$ERR_EOPNOTSUPP" "$BOUNDED_OUT"; then
+	bounded_output
+	log "SKIP: the mrc netlink family has no dev-new in this tree"
+	exit "$KSFT_SKIP"
+fi
 ynl_refused h1 "$ERR_EEXIST" "a netdev already belongs to an MRC device" \
 	--do dev-new --json "{\"dev-name\": \"mrcX\",
 	\"netdev-ifindex\": [$(ifindex_in h1 p2), $(ifindex_in h1 p1)]}"
