@@ -12,6 +12,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+#include <uapi/linux/mrc_netlink.h>
 #include <uapi/rdma/mrc-abi.h>
 
 #include "mrc_hw_counters.h"
@@ -34,18 +35,36 @@ enum mrc_obj_type {
 	MRC_NUM_OBJ_TYPES,
 };
 
+/*
+ * One port (plane) of a device: the netdev it sends and receives on, and
+ * its state.  ndev is fixed from creation until the device unregisters.
+ */
+struct mrc_port {
+	struct net_device *ndev;
+	/*
+	 * The verbs port state: the netdev's (running with carrier: ACTIVE),
+	 * DOWN whatever the netdev does while the port is admin-disabled.
+	 * Written under dev->port_lock, read locklessly (READ_ONCE).
+	 */
+	enum ib_port_state state;
+	/* Written under dev->port_lock, read locklessly. */
+	bool admin_enabled;
+};
+
 struct mrc_dev {
 	struct ib_device ibdev;
 	struct ib_device_attr attr;
 
-	/* The netdev this device's port sits on; valid until unregister. */
+	/* Ports 1..nports are ports[0..nports - 1]; fixed at creation. */
+	struct mrc_port ports[MRC_MAX_PORTS];
+	u32 nports;
+	/* Port 1's netdev (ports[0].ndev): the identity of the device. */
 	struct net_device *ndev;
-	/* The UDP tunnel of the netdev's namespace, while we hold it. */
+	/* The UDP tunnel of the netdevs' namespace, while we hold it. */
 	struct mrc_net *net;
 
 	/* Serialises port state changes and their events. */
 	spinlock_t port_lock;
-	enum ib_port_state port_state;
 
 	atomic_t obj_count[MRC_NUM_OBJ_TYPES];
 	atomic64_t counters[MRC_NUM_COUNTERS];
@@ -370,6 +389,7 @@ static inline struct mrc_ucontext *to_muc(struct ib_ucontext *ibuc)
 int mrc_obj_get(struct mrc_dev *dev, enum mrc_obj_type type);
 void mrc_obj_put(struct mrc_dev *dev, enum mrc_obj_type type);
 struct net_device *mrc_port_ndev(struct mrc_dev *dev, u32 port);
+u32 mrc_port_of_ndev(struct mrc_dev *dev, const struct net_device *ndev);
 int mrc_dev_new(const char *name, struct net_device *const *ndevs,
 		unsigned int n, struct netlink_ext_ack *extack);
 int mrc_port_set_admin(struct mrc_dev *dev, u32 port, bool enabled,
@@ -531,8 +551,8 @@ void mrc_mr_copy(struct mrc_mr *mr, u64 va, void *buf, u32 len, bool to_mr);
 /* mrc_verbs.c */
 int mrc_register_device(struct mrc_dev *dev, const char *name);
 void mrc_dealloc_driver(struct ib_device *ibdev);
-void mrc_port_update(struct mrc_dev *dev);
-void mrc_port_mtu_changed(struct mrc_dev *dev);
+void mrc_port_update(struct mrc_dev *dev, u32 port);
+void mrc_port_mtu_changed(struct mrc_dev *dev, u32 port);
 
 /* mrc_queue.c */
 int mrc_queue_init(struct mrc_queue *q, u32 num, u32 entry_size);

@@ -49,6 +49,7 @@ static const struct rdma_stat_desc mrc_counter_descs[MRC_NUM_COUNTERS] = {
 	[MRC_CNT_REMOTE_ACCESS_ERRORS].name = "remote_access_errors",
 	[MRC_CNT_TX_ROUTE_ERRORS].name = "tx_route_errors",
 	[MRC_CNT_LINK_DOWNED].name = "link_downed",
+	[MRC_CNT_DROP_PORT_DISABLED].name = "drop_port_disabled",
 	[MRC_CNT_EV_SKIP].name = "ev_skip",
 	[MRC_CNT_EV_ASSUMED_BAD].name = "ev_assumed_bad",
 	[MRC_CNT_EV_SKIP_EXPIRED].name = "ev_skip_expired",

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * rdma_mrc: module entry, `rdma link add ... type mrc`, and the device's
- * life cycle as its netdev comes and goes.
+ * rdma_mrc: module entry, devices and their ports (planes): `rdma link
+ * add ... type mrc` (one port) and mrc_dev_new() (a port per netdev), port
+ * admin state, and the device's life cycle as its netdevs come and go.
  */
 #include <linux/if_arp.h>
 #include <linux/module.h>
@@ -96,34 +97,88 @@ static void mrc_dev_release_net(struct mrc_dev *dev)
 		mrc_net_put(mn);
 }
 
-static int mrc_newlink(const char *name, struct net_device *ndev)
+/*
+ * Serialises device creation: checking that no netdev belongs to an MRC
+ * device yet and registering the device that takes them.
+ */
+static DEFINE_MUTEX(mrc_dev_mutex);
+
+/* Refuse a set of netdevs that cannot make one device; see mrc_dev_new(). */
+static int mrc_dev_check_ndevs(struct net_device *const *ndevs,
+			       unsigned int n, struct netlink_ext_ack *extack)
 {
 	struct ib_device *existing;
+	unsigned int i, j;
+
+	if (!n) {
+		NL_SET_ERR_MSG(extack, "a device needs at least one netdev");
+		return -EINVAL;
+	}
+	if (n > MRC_MAX_PORTS) {
+		NL_SET_ERR_MSG(extack, "too many netdevs: a device has at most 31 ports");
+		return -E2BIG;
+	}
+	for (i = 0; i < n; i++) {
+		if (ndevs[i]->type != ARPHRD_ETHER) {
+			NL_SET_ERR_MSG(extack, "MRC runs over Ethernet netdevs only");
+			return -EPROTONOSUPPORT;
+		}
+		for (j = 0; j < i; j++) {
+			if (ndevs[j] == ndevs[i]) {
+				NL_SET_ERR_MSG(extack, "a netdev is named twice");
+				return -EINVAL;
+			}
+		}
+		/* One UDP tunnel per namespace serves all the ports. */
+		if (!net_eq(dev_net(ndevs[i]), dev_net(ndevs[0]))) {
+			NL_SET_ERR_MSG(extack, "the netdevs are in different network namespaces");
+			return -EINVAL;
+		}
+		existing = ib_device_get_by_netdev(ndevs[i], MRC_DRIVER_ID);
+		if (existing) {
+			ib_device_put(existing);
+			NL_SET_ERR_MSG(extack, "a netdev already belongs to an MRC device");
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
+/* Make and register a device with a port per netdev; see mrc_dev_new(). */
+static int mrc_dev_create(const char *name, struct net_device *const *ndevs,
+			  unsigned int n, struct netlink_ext_ack *extack)
+{
 	struct mrc_net *mn;
 	struct mrc_dev *dev;
+	unsigned int i;
 	int err;
 
-	if (ndev->type != ARPHRD_ETHER)
-		return -EPROTONOSUPPORT;
-
-	existing = ib_device_get_by_netdev(ndev, MRC_DRIVER_ID);
-	if (existing) {
-		ib_device_put(existing);
-		return -EEXIST;
-	}
+	mutex_lock(&mrc_dev_mutex);
+	err = mrc_dev_check_ndevs(ndevs, n, extack);
+	if (err)
+		goto out_unlock;
 
 	dev = ib_alloc_device(mrc_dev, ibdev);
-	if (!dev)
-		return -ENOMEM;
+	if (!dev) {
+		err = -ENOMEM;
+		goto out_unlock;
+	}
 
-	dev->ndev = ndev;
+	dev->nports = n;
+	for (i = 0; i < n; i++) {
+		dev->ports[i].ndev = ndevs[i];
+		dev->ports[i].admin_enabled = true;
+		dev->ports[i].state = IB_PORT_DOWN;
+	}
+	dev->ndev = ndevs[0];
 	spin_lock_init(&dev->port_lock);
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC);
 
-	mn = mrc_net_get(dev_net(ndev));
+	mn = mrc_net_get(dev_net(ndevs[0]));
 	if (IS_ERR(mn)) {
 		err = PTR_ERR(mn);
+		NL_SET_ERR_MSG(extack, "cannot open the namespace's MRC UDP socket");
 		goto err_dealloc;
 	}
 	dev->net = mn;
@@ -137,58 +192,110 @@ static int mrc_newlink(const char *name, struct net_device *ndev)
 	 * the profiles.
 	 */
 	err = mrc_register_device(dev, name);
-	if (err)
+	if (err) {
+		if (err == -ENFILE)
+			NL_SET_ERR_MSG(extack, "the device name is taken");
+		else
+			NL_SET_ERR_MSG(extack, "the RDMA core refused to register the device");
 		goto err_dealloc;
+	}
+	mutex_unlock(&mrc_dev_mutex);
 	return 0;
 
 err_dealloc:
 	mrc_profile_dev_cleanup(dev);
 	mrc_dev_release_net(dev);
 	ib_dealloc_device(&dev->ibdev);
+out_unlock:
+	mutex_unlock(&mrc_dev_mutex);
 	return err;
+}
+
+/* `rdma link add NAME type mrc netdev DEV`: a device with one port. */
+static int mrc_newlink(const char *name, struct net_device *ndev)
+{
+	return mrc_dev_create(name, &ndev, MRC_NUM_PORTS, NULL);
 }
 
 /* The netdev of @port (1-based), or NULL if the device has no such port. */
 struct net_device *mrc_port_ndev(struct mrc_dev *dev, u32 port)
 {
-	return port == MRC_PORT_NUM ? dev->ndev : NULL;
+	if (port < 1 || port > dev->nports)
+		return NULL;
+	return dev->ports[port - 1].ndev;
+}
+
+/* The port (1-based) @ndev is the netdev of, or 0 if none. */
+u32 mrc_port_of_ndev(struct mrc_dev *dev, const struct net_device *ndev)
+{
+	u32 i;
+
+	for (i = 0; i < dev->nports; i++)
+		if (dev->ports[i].ndev == ndev)
+			return i + 1;
+	return 0;
 }
 
 /**
  * mrc_dev_new - create a device named @name with a port per netdev
  * @name: the RDMA device name
- * @ndevs: the netdevs, port 1 first
- * @n: how many
+ * @ndevs: the netdevs, port 1 first; the caller holds references on them
+ * @n: how many, 1 to MRC_MAX_PORTS
  * @extack: why it failed
+ *
+ * Every netdev must be Ethernet, in one network namespace, named once and
+ * not yet part of an MRC device.  Process context; sleeps.
  */
 int mrc_dev_new(const char *name, struct net_device *const *ndevs,
 		unsigned int n, struct netlink_ext_ack *extack)
 {
-	if (n != 1) {
-		NL_SET_ERR_MSG(extack, "multi-plane devices are not supported yet");
-		return -EOPNOTSUPP;
-	}
-	return mrc_newlink(name, ndevs[0]);
+	return mrc_dev_create(name, ndevs, n, extack);
 }
 
-/* Set the admin state of @port: disabled ports carry nothing. */
+/**
+ * mrc_port_set_admin - set the admin state of @port
+ * @dev: the device
+ * @port: 1-based
+ * @enabled: false: the port carries nothing and reads PORT_DOWN whatever
+ *	its netdev does; true: it follows its netdev again
+ * @extack: why it failed
+ *
+ * Consumers get IB_EVENT_PORT_ERR / IB_EVENT_PORT_ACTIVE when the port's
+ * state changes.  Returns 0, or -ENOENT for a port the device lacks.
+ */
 int mrc_port_set_admin(struct mrc_dev *dev, u32 port, bool enabled,
 		       struct netlink_ext_ack *extack)
 {
-	NL_SET_ERR_MSG(extack, "port admin state is not supported yet");
-	return -EOPNOTSUPP;
+	unsigned long flags;
+
+	if (port < 1 || port > dev->nports) {
+		NL_SET_ERR_MSG(extack, "the device has no such port");
+		return -ENOENT;
+	}
+	spin_lock_irqsave(&dev->port_lock, flags);
+	WRITE_ONCE(dev->ports[port - 1].admin_enabled, enabled);
+	spin_unlock_irqrestore(&dev->port_lock, flags);
+	mrc_port_update(dev, port);
+	return 0;
 }
 
+/* Whether @port is admin-enabled (false for a port the device lacks). */
 bool mrc_port_admin_enabled(struct mrc_dev *dev, u32 port)
 {
-	return true;
+	if (port < 1 || port > dev->nports)
+		return false;
+	return READ_ONCE(dev->ports[port - 1].admin_enabled);
 }
 
-/* Whether @port may carry traffic now (up, and enabled); atomic context. */
+/*
+ * Whether @port may carry traffic now: its netdev running with carrier and
+ * the port admin-enabled.  Any context, lockless.
+ */
 bool mrc_port_active(struct mrc_dev *dev, u32 port)
 {
-	return port == MRC_PORT_NUM &&
-	       READ_ONCE(dev->port_state) == IB_PORT_ACTIVE;
+	if (port < 1 || port > dev->nports)
+		return false;
+	return READ_ONCE(dev->ports[port - 1].state) == IB_PORT_ACTIVE;
 }
 
 static struct rdma_link_ops mrc_link_ops = {
@@ -215,18 +322,27 @@ static int mrc_netdev_event(struct notifier_block *nb, unsigned long event,
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
 	struct ib_device *ibdev;
 	struct mrc_dev *dev;
+	u32 port;
 
+	/* Whichever port's netdev it is, the core's netdev hash finds us. */
 	ibdev = ib_device_get_by_netdev(ndev, MRC_DRIVER_ID);
 	if (!ibdev)
 		return NOTIFY_DONE;
 	dev = to_mdev(ibdev);
+	port = mrc_port_of_ndev(dev, ndev);
+	if (WARN_ON_ONCE(!port)) {
+		ib_device_put(ibdev);
+		return NOTIFY_DONE;
+	}
 
 	switch (event) {
 	case NETDEV_UNREGISTER:
 		/*
-		 * The namespace may be going away with its netdev: give the
-		 * socket back now, unregister the device asynchronously
-		 * (user contexts are disassociated there).
+		 * Any port's netdev going away takes the whole device with it
+		 * (ports are fixed for a device's life; Documentation/mrc/
+		 * multi-plane.rst).  The namespace may be going away with its
+		 * netdev: give the socket back now, unregister the device
+		 * asynchronously (user contexts are disassociated there).
 		 */
 		mrc_dev_release_net(dev);
 		ib_unregister_device_queued(ibdev);
@@ -234,10 +350,10 @@ static int mrc_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
-		mrc_port_update(dev);
+		mrc_port_update(dev, port);
 		break;
 	case NETDEV_CHANGEMTU:
-		mrc_port_mtu_changed(dev);
+		mrc_port_mtu_changed(dev, port);
 		break;
 	default:
 		break;

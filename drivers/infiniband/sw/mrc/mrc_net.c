@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * rdma_mrc: the UDP tunnel sockets, one IPv4 and one IPv6 socket per
- * network namespace that holds at least one mrc device.  Devices take a
- * reference on their netdev's namespace entry when created and drop it when
- * their netdev goes away, so a namespace with no mrc device has no socket
- * and the port stays free for others (e.g. rxe).
+ * rdma_mrc: encapsulation and the UDP tunnel sockets, one IPv4 and one
+ * IPv6 socket per network namespace that holds at least one mrc device.
+ * Devices take a reference on their netdevs' namespace entry when created
+ * and drop it when a netdev of theirs goes away, so a namespace with no mrc
+ * device has no socket and the port stays free for others (e.g. rxe).
+ * Packets leave on the plane (port) their EV names: the route lookup is
+ * bound to that port's netdev.
  */
 #include <linux/module.h>
 #include <net/inet_ecn.h>
@@ -64,14 +66,21 @@ struct sk_buff *mrc_net_alloc_skb(struct mrc_qp *qp, unsigned int len)
 	return mrc_net_alloc_skb_dev(qp->dev, len);
 }
 
-/* As mrc_net_alloc_skb(), for packets of no QP (endpoint operations). */
+/*
+ * As mrc_net_alloc_skb(), for packets of no QP (endpoint operations).  The
+ * port a packet leaves on is chosen later: reserve the link-layer room of
+ * the most demanding port's netdev.
+ */
 struct sk_buff *mrc_net_alloc_skb_dev(struct mrc_dev *dev, unsigned int len)
 {
-	struct net_device *ndev = dev->ndev;
-	unsigned int head = LL_RESERVED_SPACE(ndev) + MRC_IPV6_HLEN +
-			    MRC_UDP_HLEN;
+	unsigned int ll = 0, head;
 	struct sk_buff *skb;
+	u32 i;
 
+	for (i = 0; i < dev->nports; i++)
+		ll = max_t(unsigned int, ll,
+			   LL_RESERVED_SPACE(dev->ports[i].ndev));
+	head = ll + MRC_IPV6_HLEN + MRC_UDP_HLEN;
 	skb = alloc_skb(head + len + MRC_ICRC_LEN, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
@@ -92,10 +101,9 @@ static void mrc_put_udp(struct sk_buff *skb, u16 sport)
 	udph->check = 0;	/* MRC sends no UDP checksum */
 }
 
-static int mrc_xmit4(struct mrc_dev *dev, const struct mrc_xmit_addr *addr,
+static int mrc_xmit4(struct net_device *ndev, const struct mrc_xmit_addr *addr,
 		     struct sk_buff *skb, u16 sport, u8 tos)
 {
-	struct net_device *ndev = dev->ndev;
 	struct net *net = dev_net(ndev);
 	struct flowi4 fl4 = {
 		.flowi4_oif = ndev->ifindex,
@@ -106,6 +114,7 @@ static int mrc_xmit4(struct mrc_dev *dev, const struct mrc_xmit_addr *addr,
 	};
 	struct rtable *rt;
 	struct iphdr *iph;
+	bool bound;
 
 	memcpy(&fl4.saddr, addr->sgid->raw + MRC_GID_V4_OFFSET,
 	       sizeof(fl4.saddr));
@@ -118,9 +127,16 @@ static int mrc_xmit4(struct mrc_dev *dev, const struct mrc_xmit_addr *addr,
 	 */
 	if (inet_addr_type(net, fl4.daddr) == RTN_LOCAL)
 		fl4.flowi4_oif = 0;
+	/* The lookup rewrites flowi4_oif (to lo's, for a local peer). */
+	bound = fl4.flowi4_oif;
 	rt = ip_route_output_key(net, &fl4);
 	if (IS_ERR(rt))
 		return PTR_ERR(rt);
+	/* Bound to the plane: never leave through another one. */
+	if (bound && rt->dst.dev != ndev) {
+		ip_rt_put(rt);
+		return -ENETUNREACH;
+	}
 
 	iph = skb_push(skb, MRC_IPV4_HLEN);
 	skb_reset_network_header(skb);
@@ -142,10 +158,9 @@ static int mrc_xmit4(struct mrc_dev *dev, const struct mrc_xmit_addr *addr,
 	return 0;
 }
 
-static int mrc_xmit6(struct mrc_dev *dev, const struct mrc_xmit_addr *addr,
+static int mrc_xmit6(struct net_device *ndev, const struct mrc_xmit_addr *addr,
 		     struct sk_buff *skb, u16 sport, u16 flow, u8 tclass)
 {
-	struct net_device *ndev = dev->ndev;
 	struct net *net = dev_net(ndev);
 	struct flowi6 fl6 = {
 		.flowi6_oif = ndev->ifindex,
@@ -155,15 +170,25 @@ static int mrc_xmit6(struct mrc_dev *dev, const struct mrc_xmit_addr *addr,
 	};
 	struct dst_entry *dst;
 	struct ipv6hdr *ip6h;
+	bool bound;
 
 	memcpy(&fl6.saddr, addr->sgid->raw, sizeof(fl6.saddr));
 	memcpy(&fl6.daddr, addr->dgid->raw, sizeof(fl6.daddr));
 	/* A peer on this host: through loopback, as for IPv4. */
 	if (ipv6_chk_addr(net, &fl6.daddr, NULL, 0))
 		fl6.flowi6_oif = 0;
+	bound = fl6.flowi6_oif;
 	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
 	if (IS_ERR(dst))
 		return PTR_ERR(dst);
+	/*
+	 * With a source address given, IPv6 takes the outgoing interface as
+	 * a preference only: a route through another plane must not do.
+	 */
+	if (bound && dst->dev != ndev) {
+		dst_release(dst);
+		return -ENETUNREACH;
+	}
 
 	ip6h = skb_push(skb, MRC_IPV6_HLEN);
 	skb_reset_network_header(skb);
@@ -184,20 +209,27 @@ static int mrc_xmit6(struct mrc_dev *dev, const struct mrc_xmit_addr *addr,
  * @dev: the sending device
  * @addr: the source and destination GIDs and their network type
  * @skb: from mrc_net_alloc_skb(), BTH and what follows filled in
- * @path: the packet's entropy value and port
+ * @path: the packet's entropy value and port (plane)
  * @dscp: its DSCP class
  * @ect: mark it ECN-capable (data) or not (control)
  *
- * Consumes @skb.  Softirq or process context; never sleeps.
+ * The route lookup is bound to the netdev of @path's port: the next hop and
+ * its neighbour are that plane's.  A port that is not active (netdev down,
+ * or admin-disabled) sends nothing; that, like a failed lookup, counts as
+ * a route error.  Consumes @skb.  Softirq or process context; never sleeps.
  */
 void mrc_net_xmit_addr(struct mrc_dev *dev, const struct mrc_xmit_addr *addr,
 		       struct sk_buff *skb, const struct mrc_path *path,
 		       u8 dscp, bool ect)
 {
 	u8 tos = (dscp << MRC_DSCP_SHIFT) | (ect ? INET_ECN_ECT_0 : 0);
+	struct net_device *ndev = mrc_port_ndev(dev, path->port);
 	unsigned int mrc_len = skb->len;
 	struct udphdr *udph;
 	int err;
+
+	if (!ndev || !mrc_port_active(dev, path->port))
+		goto route_error;
 
 	/* The IP layer's control block shares skb->cb with mrc_tx_cb. */
 	memset(skb->cb, 0, sizeof(skb->cb));
@@ -207,14 +239,11 @@ void mrc_net_xmit_addr(struct mrc_dev *dev, const struct mrc_xmit_addr *addr,
 	udph->len = htons(skb->len + MRC_ICRC_LEN);
 
 	if (addr->net_type == RDMA_NETWORK_IPV4)
-		err = mrc_xmit4(dev, addr, skb, path->sport, tos);
+		err = mrc_xmit4(ndev, addr, skb, path->sport, tos);
 	else
-		err = mrc_xmit6(dev, addr, skb, path->sport, path->flow, tos);
-	if (err) {
-		mrc_counter_inc(dev, MRC_CNT_TX_ROUTE_ERRORS);
-		kfree_skb(skb);
-		return;
-	}
+		err = mrc_xmit6(ndev, addr, skb, path->sport, path->flow, tos);
+	if (err)
+		goto route_error;
 
 	/* The IP length fields must count the ICRC before it is computed. */
 	skb_put(skb, MRC_ICRC_LEN);
@@ -229,9 +258,14 @@ void mrc_net_xmit_addr(struct mrc_dev *dev, const struct mrc_xmit_addr *addr,
 	mrc_counter_inc(dev, MRC_CNT_TX_PKTS);
 	mrc_counter_add(dev, MRC_CNT_TX_BYTES, skb->len);
 	if (ip_hdr(skb)->version == IPVERSION)
-		ip_local_out(dev_net(dev->ndev), NULL, skb);
+		ip_local_out(dev_net(ndev), NULL, skb);
 	else
-		ip6_local_out(dev_net(dev->ndev), NULL, skb);
+		ip6_local_out(dev_net(ndev), NULL, skb);
+	return;
+
+route_error:
+	mrc_counter_inc(dev, MRC_CNT_TX_ROUTE_ERRORS);
+	kfree_skb(skb);
 }
 
 /* Send one packet of @qp to its peer; see mrc_net_xmit_addr(). */

@@ -15,23 +15,41 @@
 #include "mrc.h"
 #include "mrc_hdr.h"
 
-/* The mrc device a packet is for: by ingress netdev, or by address (lo). */
-static struct ib_device *mrc_recv_device(struct sk_buff *skb)
+/*
+ * The mrc device a packet is for, and the port it came in on.  A packet is
+ * for the device one of whose ports' netdev received it: every plane netdev
+ * is in the core's netdev hash, so any plane finds the device.  A packet
+ * looped back on this host (from another device, or this one) arrives on
+ * lo: the device is then that of a netdev holding the destination address
+ * (with the host address on every plane netdev, any of them will do, and
+ * the port is that netdev's).
+ */
+static struct ib_device *mrc_recv_device(struct sk_buff *skb, u32 *port)
 {
 	struct net_device *ndev = skb->dev;
 	struct ib_device *ibdev;
 
 	ibdev = ib_device_get_by_netdev(ndev, MRC_DRIVER_ID);
-	if (ibdev || !(ndev->flags & IFF_LOOPBACK))
-		return ibdev;
-
-	/* Looped back on this host: the netdev that owns the destination. */
-	if (ip_hdr(skb)->version == IPVERSION)
-		ndev = __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr, false);
-	else
-		ndev = ipv6_stub->ipv6_dev_find(dev_net(ndev),
-						&ipv6_hdr(skb)->daddr, NULL);
-	return ndev ? ib_device_get_by_netdev(ndev, MRC_DRIVER_ID) : NULL;
+	if (!ibdev && (ndev->flags & IFF_LOOPBACK)) {
+		if (ip_hdr(skb)->version == IPVERSION)
+			ndev = __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr,
+					     false);
+		else
+			ndev = ipv6_stub->ipv6_dev_find(dev_net(ndev),
+							&ipv6_hdr(skb)->daddr,
+							NULL);
+		ibdev = ndev ? ib_device_get_by_netdev(ndev, MRC_DRIVER_ID) :
+			NULL;
+	}
+	if (!ibdev)
+		return NULL;
+	*port = mrc_port_of_ndev(to_mdev(ibdev), ndev);
+	if (!*port) {
+		/* Not one of its ports after all (a netdev being replaced). */
+		ib_device_put(ibdev);
+		return NULL;
+	}
+	return ibdev;
 }
 
 static bool mrc_recv_ce(struct sk_buff *skb)
@@ -82,7 +100,6 @@ static int mrc_recv_parse(struct sk_buff *skb, struct mrc_pkt *pkt)
 	pkt->sport = ntohs(udph->source);
 	pkt->flow = ip_hdr(skb)->version == IPVERSION ? 0 :
 		    ntohl(ip6_flowlabel(ipv6_hdr(skb))) & MRC_EV_FLOW_MASK;
-	pkt->port = MRC_PORT_NUM;
 	pkt->ce = mrc_recv_ce(skb);
 	return -1;
 }
@@ -113,21 +130,28 @@ void mrc_recv(struct sk_buff *skb)
 	struct ib_device *ibdev;
 	struct mrc_dev *dev;
 	struct mrc_qp *qp;
+	u32 port;
 	int drop;
 
 	if (skb_linearize(skb)) {
 		kfree_skb(skb);
 		return;
 	}
-	ibdev = mrc_recv_device(skb);
+	ibdev = mrc_recv_device(skb, &port);
 	if (!ibdev) {
 		kfree_skb(skb);
 		return;
 	}
 	dev = to_mdev(ibdev);
 	pkt.dev = dev;
+	pkt.port = port;
 	mrc_counter_inc(dev, MRC_CNT_RX_PKTS);
 	mrc_counter_add(dev, MRC_CNT_RX_BYTES, skb->len);
+
+	/* An admin-disabled port carries nothing, in either direction. */
+	drop = MRC_CNT_DROP_PORT_DISABLED;
+	if (!mrc_port_admin_enabled(dev, port))
+		goto drop;
 
 	drop = mrc_recv_parse(skb, &pkt);
 	if (drop >= 0)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * rdma_mrc: the ib_device, its port, and the verbs objects that need no
- * file of their own (ucontext, PD, AH).
+ * rdma_mrc: the ib_device, its ports (one per plane netdev), and the verbs
+ * objects that need no file of their own (ucontext, PD, AH).
  */
 #include <net/addrconf.h>
 #include <rdma/ib_cache.h>
@@ -74,22 +74,24 @@ static int mrc_query_port(struct ib_device *ibdev, u32 port,
 			  struct ib_port_attr *attr)
 {
 	struct mrc_dev *dev = to_mdev(ibdev);
-	int err;
+	struct net_device *ndev = mrc_port_ndev(dev, port);
 
+	if (!ndev)
+		return -EINVAL;
 	/* The core cleared *attr. */
-	attr->state = mrc_netdev_port_state(dev->ndev);
+	attr->state = mrc_port_admin_enabled(dev, port) ?
+		mrc_netdev_port_state(ndev) : IB_PORT_DOWN;
 	attr->phys_state = attr->state == IB_PORT_ACTIVE ?
 		IB_PORT_PHYS_STATE_LINK_UP : IB_PORT_PHYS_STATE_DISABLED;
 	attr->max_mtu = MRC_MAX_IB_MTU;
-	attr->active_mtu = mrc_active_mtu(dev->ndev);
+	attr->active_mtu = mrc_active_mtu(ndev);
 	attr->gid_tbl_len = MRC_GID_TBL_LEN;
 	attr->pkey_tbl_len = MRC_PKEY_TBL_LEN;
 	attr->max_msg_sz = MRC_MAX_MSG_SIZE;
 	attr->max_vl_num = 1;
 
-	err = ib_get_eth_speed(ibdev, port, &attr->active_speed,
-			       &attr->active_width);
-	return err;
+	return ib_get_eth_speed(ibdev, port, &attr->active_speed,
+				&attr->active_width);
 }
 
 static int mrc_get_port_immutable(struct ib_device *ibdev, u32 port,
@@ -122,39 +124,53 @@ static int mrc_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 	return 0;
 }
 
-/**
- * mrc_port_update - follow the netdev's state; tell the consumers on change
- * @dev: the device whose netdev changed
- */
-void mrc_port_update(struct mrc_dev *dev)
+/* The state @port should be in: its netdev's, unless admin-disabled. */
+static enum ib_port_state mrc_port_state_now(struct mrc_dev *dev, u32 port)
 {
-	enum ib_port_state state = mrc_netdev_port_state(dev->ndev);
+	struct mrc_port *p = &dev->ports[port - 1];
+
+	return p->admin_enabled ? mrc_netdev_port_state(p->ndev) :
+		IB_PORT_DOWN;
+}
+
+/**
+ * mrc_port_update - follow the port's netdev and admin state
+ * @dev: the device
+ * @port: 1-based, one the device has
+ *
+ * Consumers get IB_EVENT_PORT_ACTIVE / IB_EVENT_PORT_ERR on a change, in
+ * the order of the changes.  Any context.
+ */
+void mrc_port_update(struct mrc_dev *dev, u32 port)
+{
 	struct ib_event ev = {
 		.device = &dev->ibdev,
-		.element.port_num = MRC_PORT_NUM,
+		.element.port_num = port,
 	};
+	enum ib_port_state state;
 	unsigned long flags;
-	bool changed;
 
 	spin_lock_irqsave(&dev->port_lock, flags);
-	changed = dev->port_state != state;
-	dev->port_state = state;
+	state = mrc_port_state_now(dev, port);
+	if (dev->ports[port - 1].state != state) {
+		WRITE_ONCE(dev->ports[port - 1].state, state);
+		if (state != IB_PORT_ACTIVE)
+			mrc_counter_inc(dev, MRC_CNT_LINK_DOWNED);
+		ev.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+			IB_EVENT_PORT_ERR;
+		/* Callable in atomic context; under the lock events keep order. */
+		ib_dispatch_event(&ev);
+	}
 	spin_unlock_irqrestore(&dev->port_lock, flags);
-
-	if (!changed)
-		return;
-	if (state != IB_PORT_ACTIVE)
-		mrc_counter_inc(dev, MRC_CNT_LINK_DOWNED);
-	ev.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
-		IB_EVENT_PORT_ERR;
-	ib_dispatch_event(&ev);
 }
 
 /* The path MTU of connected QPs is checked against it on modify. */
-void mrc_port_mtu_changed(struct mrc_dev *dev)
+void mrc_port_mtu_changed(struct mrc_dev *dev, u32 port)
 {
-	dev_dbg(&dev->ibdev.dev, "netdev mtu now %u, active IB mtu %d\n",
-		dev->ndev->mtu, ib_mtu_enum_to_int(mrc_active_mtu(dev->ndev)));
+	struct net_device *ndev = mrc_port_ndev(dev, port);
+
+	dev_dbg(&dev->ibdev.dev, "port %u: netdev mtu now %u, active IB mtu %d\n",
+		port, ndev->mtu, ib_mtu_enum_to_int(mrc_active_mtu(ndev)));
 }
 
 static int mrc_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
@@ -212,8 +228,6 @@ static int mrc_check_ah_attr(const struct rdma_ah_attr *attr)
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE)
 		return -EINVAL;
 	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
-		return -EINVAL;
-	if (rdma_ah_get_port_num(attr) != MRC_PORT_NUM)
 		return -EINVAL;
 	if (!attr->grh.sgid_attr)
 		return -EINVAL;
@@ -303,17 +317,22 @@ static const struct ib_device_ops mrc_dev_ops = {
 
 /**
  * mrc_register_device - make @dev visible as an RDMA device named @name
- * @dev: allocated by ib_alloc_device(), dev->ndev set
- * @name: the name given to `rdma link add`
+ * @dev: allocated by ib_alloc_device(), its ports and their netdevs set
+ * @name: the device name
+ *
+ * One verbs port per plane: port N sits on ports[N - 1].ndev, so the RDMA
+ * core lists that netdev's addresses as port N's GIDs.
  */
 int mrc_register_device(struct mrc_dev *dev, const char *name)
 {
 	struct ib_device *ibdev = &dev->ibdev;
+	unsigned long flags;
+	u32 port;
 	int err;
 
 	strscpy(ibdev->node_desc, MRC_NODE_DESC, sizeof(ibdev->node_desc));
 	ibdev->node_type = RDMA_NODE_IB_CA;
-	ibdev->phys_port_cnt = MRC_NUM_PORTS;
+	ibdev->phys_port_cnt = dev->nports;
 	ibdev->num_comp_vectors = num_possible_cpus();
 	ibdev->local_dma_lkey = 0;
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
@@ -323,12 +342,18 @@ int mrc_register_device(struct mrc_dev *dev, const char *name)
 				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	mrc_init_device_attr(dev);
-	dev->port_state = mrc_netdev_port_state(dev->ndev);
 
 	ib_set_device_ops(ibdev, &mrc_dev_ops);
-	err = ib_device_set_netdev(ibdev, dev->ndev, MRC_PORT_NUM);
-	if (err)
-		return err;
+	for (port = 1; port <= dev->nports; port++) {
+		spin_lock_irqsave(&dev->port_lock, flags);
+		WRITE_ONCE(dev->ports[port - 1].state,
+			   mrc_port_state_now(dev, port));
+		spin_unlock_irqrestore(&dev->port_lock, flags);
+		err = ib_device_set_netdev(ibdev, mrc_port_ndev(dev, port),
+					   port);
+		if (err)
+			return err;
+	}
 
 	return ib_register_device(ibdev, name, NULL);
 }
