@@ -429,6 +429,9 @@ struct mrc_ev_event {
 
 /* mrc_nl.c: events to the family's multicast groups; atomic context */
 void mrc_nl_ev_event(struct mrc_qp *qp, const struct mrc_ev_event *ev);
+void mrc_nl_ev_ctl_event(struct mrc_dev *dev, u64 id, u32 event_mask,
+			 const u8 *val, u8 len, u8 port, u32 state,
+			 u32 prev_state, u32 usable);
 void mrc_nl_peer_status(struct mrc_dev *dev, u32 port,
 			const union ib_gid *peer, u32 port_status);
 

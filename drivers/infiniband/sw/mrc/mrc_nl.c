@@ -1434,25 +1434,20 @@ static void mrc_nl_ev_lost(struct mrc_ctl *ctl, u32 drops)
 }
 
 /*
- * An EV of @qp changed state: an ev-event to group ev if the QP's profile
- * selects the new state.  Atomic context.
+ * Send one ev-event of @dev to group ev: EV @val (@len bytes) on @port of
+ * profile @id, @ev's states, reason and usable count; @qpn < 0: no QP (the
+ * controller's change).  Atomic context.
  */
-void mrc_nl_ev_event(struct mrc_qp *qp, const struct mrc_ev_event *ev)
+static void mrc_nl_ev_send(struct mrc_dev *dev, u64 id, const u8 *val,
+			   u8 len, u8 port, const struct mrc_ev_event *ev,
+			   s64 qpn)
 {
-	struct mrc_dev *dev = qp->dev;
 	struct mrc_ctl *ctl = dev->ctl;
-	u8 val[MRC_EV_MAX_BYTES], len, port;
 	struct sk_buff *skb;
-	u32 mask, drops;
 	struct net *net;
 	void *hdr;
-	u64 id;
+	u32 drops;
 
-	if (!mrc_profile_qp_ev_value(qp, ev->slot, val, &len, &port, &id,
-				     &mask))
-		return;
-	if (!(mask & ev->state))
-		return;
 	net = mrc_nl_dev_net(dev, port);
 	if (!net || !genl_has_listeners(&mrc_nl_family, net, MRC_NLGRP_EV))
 		return;
@@ -1473,7 +1468,7 @@ void mrc_nl_ev_event(struct mrc_qp *qp, const struct mrc_ev_event *ev)
 	    nla_put_u32(skb, MRC_A_EV_EVENT_STATE, ev->state) ||
 	    nla_put_u32(skb, MRC_A_EV_EVENT_PREV_STATE, ev->prev_state) ||
 	    nla_put_u32(skb, MRC_A_EV_EVENT_REASON, ev->reason) ||
-	    nla_put_u32(skb, MRC_A_EV_EVENT_QPN, qp->ibqp.qp_num) ||
+	    (qpn >= 0 && nla_put_u32(skb, MRC_A_EV_EVENT_QPN, qpn)) ||
 	    nla_put_u32(skb, MRC_A_EV_EVENT_DROP_COUNT, drops) ||
 	    nla_put_u32(skb, MRC_A_EV_EVENT_EV_USABLE, ev->usable))
 		goto free;
@@ -1485,6 +1480,37 @@ free:
 	nlmsg_free(skb);
 lost:
 	mrc_nl_ev_lost(ctl, drops);
+}
+
+/* An EV of @qp changed state (mrc_ev.c), if its profile's mask says so. */
+void mrc_nl_ev_event(struct mrc_qp *qp, const struct mrc_ev_event *ev)
+{
+	u8 val[MRC_EV_MAX_BYTES], len, port;
+	u32 mask;
+	u64 id;
+
+	if (!mrc_profile_qp_ev_value(qp, ev->slot, val, &len, &port, &id,
+				     &mask))
+		return;
+	if (mask & ev->state)
+		mrc_nl_ev_send(qp->dev, id, val, len, port, ev,
+			       qp->ibqp.qp_num);
+}
+
+/* The controller moved an EV of profile @id between GOOD and DENIED. */
+void mrc_nl_ev_ctl_event(struct mrc_dev *dev, u64 id, u32 event_mask,
+			 const u8 *val, u8 len, u8 port, u32 state,
+			 u32 prev_state, u32 usable)
+{
+	struct mrc_ev_event ev = {
+		.state = state,
+		.prev_state = prev_state,
+		.reason = MRC_EV_REASON_CONTROLLER,
+		.usable = usable,
+	};
+
+	if (event_mask & state)
+		mrc_nl_ev_send(dev, id, val, len, port, &ev, -1);
 }
 
 /* A Port Status Update arrived from @peer: peer-status-event, group ep. */

@@ -874,20 +874,55 @@ static void mrc_ev_reload_qps(struct mrc_dev *dev, struct mrc_ev_profile *p)
 	rcu_read_unlock();
 }
 
+/*
+ * The controller changed the DENIED flag of slots of @p (old array @old of
+ * @nold slots): an ev-event per change, reason controller, no QP.  Only an
+ * ONLINE profile's EVs are in use, so only its changes are events.
+ */
+static void mrc_ev_ctl_events(struct mrc_dev *dev, struct mrc_ev_profile *p,
+			      const struct mrc_evp_slot *old, u32 nold)
+{
+	const struct mrc_evp_slot *s;
+	u32 i, usable = 0;
+
+	if (p->cfg.state != MRC_PROFILE_STATE_ONLINE || old == p->slots)
+		return;
+	for (i = 0; i < p->nslots; i++)
+		usable += p->slots[i].port && !p->slots[i].denied;
+	for (i = 0; i < min(nold, p->nslots); i++) {
+		s = &p->slots[i];
+		if (!s->port || old[i].denied == s->denied)
+			continue;
+		mrc_nl_ev_ctl_event(dev, p->id, p->cfg.event_mask, s->val,
+				    max_t(u8, s->len, 1), s->port,
+				    s->denied ? MRC_EV_STATE_DENIED :
+						MRC_EV_STATE_GOOD,
+				    old[i].denied ? MRC_EV_STATE_DENIED :
+						    MRC_EV_STATE_GOOD,
+				    usable);
+	}
+}
+
 /* Swap @c and the array @slots (@n) into @p; frees the old array. */
-static void mrc_ev_commit(struct mrc_ev_profile *p, const struct mrc_ev_cfg *c,
+static void mrc_ev_commit(struct mrc_dev *dev, struct mrc_ev_profile *p,
+			  const struct mrc_ev_cfg *c,
 			  struct mrc_evp_slot *slots, u32 n)
 {
 	struct mrc_evp_slot *old;
+	u32 nold;
 
 	spin_lock_bh(&p->lock);
 	p->cfg = *c;
 	old = p->slots;
+	nold = p->nslots;
 	p->slots = slots;
 	p->nslots = n;
 	spin_unlock_bh(&p->lock);
-	if (old != slots)
+	if (old != slots) {
+		if (old)
+			mrc_ev_ctl_events(dev, p, old, nold);
 		kvfree(old);
+	}
 }
 
 static bool mrc_ev_is_srv6(const struct mrc_ev_profile *p)
@@ -1209,7 +1244,7 @@ int mrc_profile_ev_set(struct mrc_dev *dev, struct genl_info *info)
 			/* A request of entries only keeps the ones before. */
 			if (p && !change && !tb[MRC_A_EV_PROFILE_STATE] &&
 			    opi) {
-				mrc_ev_commit(p, &p->cfg, slots, nslots);
+				mrc_ev_commit(dev, p, &p->cfg, slots, nslots);
 				mrc_ev_reload_qps(dev, p);
 				slots = NULL;
 			}
@@ -1280,7 +1315,7 @@ int mrc_profile_ev_set(struct mrc_dev *dev, struct genl_info *info)
 	if (c.state == MRC_PROFILE_STATE_ONLINE && c.fmt)
 		c.fmt->online_users++;
 	ctl->ev_used = ctl->ev_used - p->cfg.ev_count + c.ev_count;
-	mrc_ev_commit(p, &c, slots, nslots);
+	mrc_ev_commit(dev, p, &c, slots, nslots);
 	mrc_ev_reload_qps(dev, p);
 	goto out;
 
