@@ -844,7 +844,7 @@ static int mrc_ev_expand_all(const struct mrc_ev_cfg *c,
 
 /* The profile's array, resized to @n slots (new slots unpopulated). */
 static struct mrc_evp_slot *mrc_slots_copy(const struct mrc_evp_slot *old,
-					  u32 nold, u32 n)
+					   u32 nold, u32 n)
 {
 	struct mrc_evp_slot *slots;
 
