@@ -252,9 +252,11 @@ INDEX0=$(rdma_dev_index "$TEST_DEV")
 INDEX1=$(rdma_dev_index "$SECOND_DEV")
 D0="\"dev-name\": \"$TEST_DEV\""
 
-# Both servers load while the CLI runs.
+# The servers load while the CLI runs.  evmon only listens to group ev:
+# YNL's do loop cannot take a notification in the middle of a request.
 nl_start root
 nl_start user setpriv --inh-caps=-all --bounding-set=-net_admin
+nl_start evmon
 
 # --- the CLI ---------------------------------------------------------------------
 
@@ -272,9 +274,10 @@ log "ok: dev-get dump: $actual"
 wait_until "ynl_serve.py ready" "$SERVE_TIMEOUT" nl_ready root
 wait_until "ynl_serve.py (no CAP_NET_ADMIN) ready" "$SERVE_TIMEOUT" \
 	nl_ready user
+wait_until "ynl_serve.py (group ev) ready" "$SERVE_TIMEOUT" nl_ready evmon
 # Before any request: YNL binds its socket again to subscribe, which
 # fails once a request has bound it.
-nl "join group ev" '"subscribe": "ev", "expect": {"reply": null}'
+nl_on evmon "join group ev" '"subscribe": "ev", "expect": {"reply": null}'
 nl_on user "group ev without CAP_NET_ADMIN" \
 	'"subscribe": "ev", "expect": {"errno": 0, "exception-has": "Operation not permitted"}'
 
@@ -875,8 +878,23 @@ esac
 
 # --- events, removal ------------------------------------------------------------------------
 
-log "== group ev: nothing spurious (no QP traffic, no EV state change)"
-nl "no ev notifications" '"notifications": true, "expect": {"reply": []}'
+log "== group ev: the controller's deny and allow, nothing from the datapath"
+# No QP carries traffic here, so every event is a controller's change
+# (reason controller, no qpn) of an EV between good and denied; the
+# modify-state requests above made at least one.
+NL_TAG=$((NL_TAG + 1))
+printf '{"tag": %d, "notifications": true}\n' "$NL_TAG" >&"${NL_FD[evmon]}"
+NL_WANT=$NL_TAG NL_NAME=evmon
+wait_until "group ev notifications" "$CMD_TIMEOUT" nl_answered
+events=$(jq -c '.reply' <<<"$NL_LINE") || fail "no JSON: $NL_LINE"
+n_events=$(jq 'length' <<<"$events")
+[ "$n_events" -ge 1 ] || fail "no ev-event for the controller's changes: $NL_LINE"
+bad=$(jq -c '[.[] | select(.name != "ev-event" or .msg.reason != "controller"
+	or (.msg | has("qpn")) or
+	([.msg.state[], .msg."prev-state"[]] | sort != ["denied", "good"]))]' \
+	<<<"$events")
+assert_eq "events other than the controller's" "[]" "$bad"
+log "ok: $n_events ev-events, all the controller's: $events"
 
 log "== after rdma link delete $SECOND_DEV it is gone from the dumps"
 link_del "$SECOND_DEV"
