@@ -11,7 +11,8 @@
 #                   spec check; then build for the test kernel, boot it
 #                   under QEMU, install, run the kselftests (TAP, then
 #                   "N passed, N failed")
-#   make demo       boot a guest with two hosts and show the devices
+#   make demo       boot a guest: two hosts and their devices, then a
+#                   plane failure under ib_write_bw (goodput, EV health)
 #   make stage      put the module into the test kernel's cached tree
 #   make KVER=...   build the module for another installed kernel
 #
