@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mrcctl.h"
 
@@ -400,17 +401,34 @@ int cmd_ep(struct args *a)
 
 /* ---- monitor --------------------------------------------------------------------- */
 
+#define NSEC_PER_SEC	1000000000ULL
+
 struct monitor {
 	unsigned long count;	/* events to print; 0: no limit */
 	unsigned long seen;
 };
 
+/* With -t: when the event arrived, as "time-ns" or a "[sec.ns]" prefix. */
+static void out_event_time(const struct timespec *ts)
+{
+	if (!opt_timestamp)
+		return;
+	if (opt_json)
+		out_u64("time-ns", (uint64_t)ts->tv_sec * NSEC_PER_SEC +
+				   (uint64_t)ts->tv_nsec);
+	else
+		out_title("[%lld.%09ld]", (long long)ts->tv_sec, ts->tv_nsec);
+}
+
 int print_event(uint8_t cmd, const struct tb *t, void *arg)
 {
 	struct monitor *mon = arg;
+	struct timespec now;
 
+	clock_gettime(CLOCK_REALTIME, &now);
 	if (cmd == MRC_CMD_EV_EVENT) {
 		out_obj_start();
+		out_event_time(&now);
 		if (opt_json)
 			out_str("event", "ev-event");
 		else
@@ -431,6 +449,7 @@ int print_event(uint8_t cmd, const struct tb *t, void *arg)
 		out_obj_end();
 	} else if (cmd == MRC_CMD_PEER_STATUS_EVENT) {
 		out_obj_start();
+		out_event_time(&now);
 		if (opt_json)
 			out_str("event", "peer-status-event");
 		else

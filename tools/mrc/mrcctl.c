@@ -289,7 +289,7 @@ static const char usage_top[] =
 "Usage: mrcctl [OPTIONS] OBJECT { COMMAND | help }\n"
 "       mrcctl [OPTIONS] monitor [ ev | ep | all ] [ count N ]\n"
 "OBJECT := { dev | port | fmt | evp | ev | cc | qp | ep }\n"
-"OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
+"OPTIONS := { -j[son] | -p[retty] | -t[imestamp] | -V[ersion] | -h[elp] }\n"
 "\n"
 "  dev      MRC devices: limits, default profiles, multi-plane create/delete\n"
 "  port     ports (one per plane / netdev): admin state\n"
@@ -302,7 +302,8 @@ static const char usage_top[] =
 "  monitor  print EV events and peer status events as they come\n"
 "\n"
 "DEV is a device name, or its index (all digits).  -j prints JSON (a list\n"
-"for every show), -p indents it.  Exit status: 0 ok, 1 the kernel refused\n"
+"for every show), -p indents it, -t stamps each event monitor prints with\n"
+"the time it arrived (CLOCK_REALTIME).  Exit status: 0 ok, 1 the kernel refused\n"
 "(its message and errno on stderr), 2 bad command line.\n"
 "See \"mrcctl OBJECT help\" and Documentation/mrc/mrcctl.rst.\n";
 
@@ -438,6 +439,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(o, "-p") || !strcmp(o, "-pretty") ||
 			   !strcmp(o, "--pretty")) {
 			opt_pretty = true;
+		} else if (!strcmp(o, "-t") || !strcmp(o, "-timestamp") ||
+			   !strcmp(o, "--timestamp")) {
+			opt_timestamp = true;
 		} else if (!strcmp(o, "-jp") || !strcmp(o, "-pj")) {
 			opt_json = true;
 			opt_pretty = true;

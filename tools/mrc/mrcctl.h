@@ -110,6 +110,7 @@ int nl_show(const char *what, struct msg *m, reply_cb cb, void *arg);
 
 extern bool opt_json;
 extern bool opt_pretty;
+extern bool opt_timestamp;
 
 /* A show prints a list: a JSON array, or one text block per object. */
 void out_list_start(void);

@@ -12,6 +12,7 @@
 #include "mrcctl.h"
 
 bool opt_json;
+bool opt_timestamp;
 bool opt_pretty;
 
 #define OUT_DEPTH	8
