@@ -137,6 +137,7 @@ struct opts {
 	int64_t psn;			/* -1: derived from the seed */
 	bool verbose;
 	enum inject inject;
+	const char *stop_file;		/* stop early once it exists */
 	bool transfer_opt_given;	/* a client-only option was given */
 };
 
@@ -1179,6 +1180,9 @@ static int client_xfer(struct ctx *c)
 		uint32_t n = c->o.iters - first < c->slots ?
 			     c->o.iters - first : c->slots;
 
+		/* A test ends an open-ended run once it has seen enough. */
+		if (first && c->o.stop_file && !access(c->o.stop_file, F_OK))
+			break;
 		if (client_batch(c, first, n))
 			return -1;
 		if (send_line(c, "BATCH %" PRIu64 " %u", first, n) ||
@@ -1949,6 +1953,8 @@ static void usage(FILE *f)
 "      --seed S            payload seed (default %d)\n"
 "      --psn P             first PSN of every QP (default from the seed)\n"
 "      --wr-api            post with ibv_wr_* instead of ibv_post_send\n"
+"      --stop-file PATH    stop after the batch during which PATH appears\n"
+"                          (--iters is then the most it writes)\n"
 "      --bad-rkey-middle   WR1 good, WR2 wrong rkey, WR3 good\n"
 "      --straddle          one write running past the end of the MR\n"
 "      --pingpong          8-byte WriteIMM round trips, percentiles\n"
@@ -1986,7 +1992,7 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *v, bool suffix)
 enum {
 	OPT_SIZE = 256, OPT_QPS, OPT_IMM, OPT_EXTRA, OPT_OUTSTANDING,
 	OPT_SEED, OPT_WR_API, OPT_TIMEOUT, OPT_BADRKEY, OPT_STRADDLE,
-	OPT_PINGPONG, OPT_OFFSET, OPT_PSN, OPT_INJECT,
+	OPT_PINGPONG, OPT_OFFSET, OPT_PSN, OPT_INJECT, OPT_STOP_FILE,
 };
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -2012,6 +2018,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "offset", required_argument, NULL, OPT_OFFSET },
 		{ "psn", required_argument, NULL, OPT_PSN },
 		{ "inject", required_argument, NULL, OPT_INJECT },
+		{ "stop-file", required_argument, NULL, OPT_STOP_FILE },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool iters_set = false, size_set = false;
@@ -2133,6 +2140,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return -1;
 			o->inject = v;
 			break;
+		case OPT_STOP_FILE:
+			o->stop_file = optarg;
+			o->transfer_opt_given = true;
+			break;
 		default:
 			return -1;
 		}
@@ -2152,6 +2163,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	    (o->inject != INJECT_NONE && o->mode != MODE_XFER) ||
 	    (o->inject == INJECT_PAYLOAD && !o->size) ||
 	    (o->inject == INJECT_IMM && !o->imm))
+		return -1;
+	/* An injected fault rides on the last write, which may never go. */
+	if (o->stop_file && (o->mode != MODE_XFER || o->inject != INJECT_NONE))
 		return -1;
 	if (o->mode == MODE_PINGPONG) {
 		if (!iters_set)
