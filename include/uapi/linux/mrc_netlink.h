@@ -182,6 +182,8 @@ enum mrc_ev_op_flags {
  *   replace).
  * @MRC_EV_REASON_MIN_ACTIVE: Excluding the EV would leave fewer than
  *   ev-min-active usable EVs, so the least bad excluded EV stays in use.
+ * @MRC_EV_REASON_LOSS: The SACKs showed a packet sent on this EV lost without
+ *   a trace (a hole past the reordering threshold, no trim NACK).
  */
 enum mrc_ev_reason {
 	MRC_EV_REASON_ECN,
@@ -192,6 +194,7 @@ enum mrc_ev_reason {
 	MRC_EV_REASON_PROBE,
 	MRC_EV_REASON_CONTROLLER,
 	MRC_EV_REASON_MIN_ACTIVE,
+	MRC_EV_REASON_LOSS,
 };
 
 /**

@@ -159,6 +159,8 @@ static void mrc_comp_detect_loss(struct mrc_qp *qp)
 			continue;
 		tp->flags |= MRC_TXPKT_RESEND;
 		dp->nresend++;
+		/* Trimmed, it would have been NACKed: lost on its path. */
+		mrc_ev_loss(qp, tp->ev);
 	}
 }
 

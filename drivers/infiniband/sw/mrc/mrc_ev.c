@@ -41,6 +41,10 @@ unsigned int mrc_param_ev_probe_rtos = MRC_DEFAULT_EV_PROBE_RTOS;
 module_param_named(ev_probe_rtos, mrc_param_ev_probe_rtos, uint, 0644);
 MODULE_PARM_DESC(ev_probe_rtos, "An ASSUMED_BAD EV is probed every this many RTOs (default 4; 1 ms to 1 s)");
 
+bool mrc_param_ev_loss_bad = MRC_DEFAULT_EV_LOSS_BAD;
+module_param_named(ev_loss_bad, mrc_param_ev_loss_bad, bool, 0644);
+MODULE_PARM_DESC(ev_loss_bad, "A packet the SACKs show silently lost makes its EV ASSUMED_BAD, as a timeout does (default Y)");
+
 /* The highest port bit of a peer-down mask. */
 #define MRC_EV_PORT_BITS	32
 
@@ -347,8 +351,8 @@ void mrc_ev_echo(struct mrc_qp *qp, u32 entropy, u32 hint, u32 state,
 	}
 }
 
-/* A retransmission timeout, attributed to the EV in slot @slot. */
-void mrc_ev_timeout(struct mrc_qp *qp, u32 slot)
+/* Slot @slot lost a packet without a trace: ASSUMED_BAD for @reason. */
+static void mrc_ev_condemn(struct mrc_qp *qp, u32 slot, u32 reason)
 {
 	u32 state;
 
@@ -356,8 +360,20 @@ void mrc_ev_timeout(struct mrc_qp *qp, u32 slot)
 		return;
 	state = qp->dp.ev_slots[slot].state;
 	if (state == MRC_EV_STATE_GOOD || state == MRC_EV_STATE_SKIP)
-		mrc_ev_set(qp, slot, MRC_EV_STATE_ASSUMED_BAD,
-			   MRC_EV_REASON_TIMEOUT);
+		mrc_ev_set(qp, slot, MRC_EV_STATE_ASSUMED_BAD, reason);
+}
+
+/* A retransmission timeout, attributed to the EV in slot @slot. */
+void mrc_ev_timeout(struct mrc_qp *qp, u32 slot)
+{
+	mrc_ev_condemn(qp, slot, MRC_EV_REASON_TIMEOUT);
+}
+
+/* The SACKs show the packet last sent on slot @slot silently lost. */
+void mrc_ev_loss(struct mrc_qp *qp, u32 slot)
+{
+	if (READ_ONCE(mrc_param_ev_loss_bad))
+		mrc_ev_condemn(qp, slot, MRC_EV_REASON_LOSS);
 }
 
 /*

@@ -17,6 +17,7 @@ u16 mrc_ev_select(struct mrc_qp *qp, u32 avoid);
 void mrc_ev_echo(struct mrc_qp *qp, u32 entropy, u32 hint, u32 state,
 		 u32 reason);
 void mrc_ev_timeout(struct mrc_qp *qp, u32 slot);
+void mrc_ev_loss(struct mrc_qp *qp, u32 slot);
 void mrc_ev_probe_answer(struct mrc_qp *qp, u16 id, u32 entropy);
 void mrc_ev_tick(struct mrc_qp *qp, struct sk_buff_head *txq);
 

@@ -112,6 +112,11 @@
  * ev_min_active of the built-in EV set (p): an eighth of the default set.
  */
 #define MRC_DEFAULT_EV_MIN_ACTIVE	8
+/*
+ * A packet the SACKs show lost without a trace (no trim NACK) condemns the
+ * EV it went on, as a timeout does (p): a silent loss points at the path.
+ */
+#define MRC_DEFAULT_EV_LOSS_BAD		true
 /* An ASSUMED_BAD EV is probed every this many RTOs (p) ... */
 #define MRC_DEFAULT_EV_PROBE_RTOS	4
 /* ... but never more often than this, nor less often than that. */
@@ -173,6 +178,7 @@ extern unsigned int mrc_param_control_pkey;
 extern unsigned int mrc_param_ev_event_rate;
 extern unsigned int mrc_param_ev_min_active;
 extern unsigned int mrc_param_ev_probe_rtos;
+extern bool mrc_param_ev_loss_bad;
 
 /*
  * Endpoint operations (mrc_ep.c): requests in one batch (the device limit
