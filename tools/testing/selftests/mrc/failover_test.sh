@@ -29,7 +29,9 @@
 #    neither carries a packet while denied (capture), both do once allowed.
 #
 # Each assertion prints "ok: ..." or "not ok: ..."; the test goes on where
-# it can and exits non-zero if any failed.
+# it can and exits non-zero if any failed.  MRC_FAILOVER_EV_LOSS_BAD=N runs
+# it with that value of rdma_mrc's ev_loss_bad, to compare the figures
+# (Documentation/mrc/performance.rst, "Failover").
 
 # Most helpers below run through wait_for or check.
 # shellcheck disable=SC2317
@@ -333,6 +335,12 @@ mrc_load
 param_old=$(cat "$PARAMS/ev_event_rate")
 cleanup_push sh -c "echo $param_old >$PARAMS/ev_event_rate"
 echo "$EV_EVENT_RATE" >"$PARAMS/ev_event_rate"
+if [ -n "${MRC_FAILOVER_EV_LOSS_BAD:-}" ]; then
+	param_old=$(cat "$PARAMS/ev_loss_bad")
+	cleanup_push sh -c "echo $param_old >$PARAMS/ev_loss_bad"
+	echo "$MRC_FAILOVER_EV_LOSS_BAD" >"$PARAMS/ev_loss_bad"
+	log "rdma_mrc ev_loss_bad=$(cat "$PARAMS/ev_loss_bad")"
+fi
 cleanup_push "$FABRIC" clean
 bounded "$FABRIC_TIMEOUT" "$FABRIC" planes "$NPLANES" ||
 	fail "scripts/fabric planes: not done after ${FABRIC_TIMEOUT}s"
