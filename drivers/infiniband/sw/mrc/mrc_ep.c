@@ -8,7 +8,10 @@
  * Ethernet and IP addresses, keeping its UDP source port (the EV) and flow
  * label, and sends it back out of the netdev the request came in on.  A
  * Port Status Update is acted upon (every QP towards the sender avoids the
- * reported ports) and acknowledged the same way.
+ * reported ports) and acknowledged the same way.  A request from this host
+ * (to a GID of the sending device itself, or of another device of the
+ * host) comes in on loopback and is answered through the routing table
+ * instead, back through loopback.
  *
  * The requester sends a batch of requests from process context
  * (mrc_ep_batch(), for the netlink family's ep-op), one batch per device at
@@ -139,7 +142,12 @@ static void mrc_ep_fill_rsp(struct mrc_pkt *pkt, struct mrc_bth *bth,
 
 /*
  * Answer through the routing table, for a request that came in without an
- * Ethernet header (e.g. on a tunnel device).
+ * Ethernet header (e.g. on a tunnel device) or on loopback.  A request on
+ * loopback comes from this host, and so does its reply: sent with no route
+ * attached, the reply would go through IPv4's input route lookup on lo,
+ * which drops a packet whose source is a local address as a martian; the
+ * route attached here makes loopback deliver it as it delivers the
+ * requests.
  */
 static void mrc_ep_reply_routed(struct mrc_pkt *pkt, const union ib_gid *src,
 				const union ib_gid *dst, u64 t_arrival)
@@ -171,7 +179,7 @@ static void mrc_ep_reply_routed(struct mrc_pkt *pkt, const union ib_gid *src,
  * are the request's, swapped; its UDP source port and IPv6 flow label are
  * the request's (the EV it came on), so that it travels back on that EV;
  * it leaves through the netdev the request arrived on, with no route
- * lookup.
+ * lookup (unless that is loopback: see mrc_ep_reply_routed()).
  */
 static void mrc_ep_reply(struct mrc_pkt *pkt, const union ib_gid *src,
 			 const union ib_gid *dst, u64 t_arrival)
@@ -189,7 +197,7 @@ static void mrc_ep_reply(struct mrc_pkt *pkt, const union ib_gid *src,
 
 	if (!skb_mac_header_was_set(req) ||
 	    skb_network_header(req) - skb_mac_header(req) != ETH_HLEN ||
-	    !(ndev->flags & IFF_UP)) {
+	    (ndev->flags & IFF_LOOPBACK) || !(ndev->flags & IFF_UP)) {
 		mrc_ep_reply_routed(pkt, src, dst, t_arrival);
 		return;
 	}
@@ -310,7 +318,16 @@ static bool mrc_ep_rcv_rsp(struct mrc_pkt *pkt, const union ib_gid *src,
 		req->adj_svc_time = 1;
 	}
 	req->rtt_ns = clamp_t(u64, rtt, 1, U32_MAX);
-	req->rx_port = pkt->port;
+	/*
+	 * Through loopback the exchange crossed no plane: it came back on
+	 * the port it was sent on, as a port's internal loopback would,
+	 * rather than on the port the receive path attributes lo's packets
+	 * to (that of the first netdev holding the address).
+	 */
+	if (pkt->skb->dev->flags & IFF_LOOPBACK)
+		req->rx_port = req->ev.port;
+	else
+		req->rx_port = pkt->port;
 	req->order = b->nanswered;
 	req->answered = true;
 	WRITE_ONCE(b->nanswered, b->nanswered + 1);

@@ -339,6 +339,22 @@ static int mrc_qp_set_path(struct mrc_qp *qp, const struct rdma_ah_attr *ah,
 	return 0;
 }
 
+/*
+ * The smallest MTU of the device's port netdevs.  A QP sprays over every
+ * port, so its packets must fit each of them; a port that is down or
+ * admin-disabled counts too, since the QP's traffic returns to it when it
+ * comes back.
+ */
+static unsigned int mrc_qp_dev_mtu(struct mrc_dev *dev)
+{
+	unsigned int mtu = UINT_MAX;
+	u32 i;
+
+	for (i = 0; i < dev->nports; i++)
+		mtu = min(mtu, READ_ONCE(dev->ports[i].ndev->mtu));
+	return mtu;
+}
+
 /* Check the values of the attributes in @mask; nothing is changed. */
 static int mrc_qp_check_attr(struct mrc_qp *qp, const struct ib_qp_attr *attr,
 			     int mask)
@@ -353,7 +369,7 @@ static int mrc_qp_check_attr(struct mrc_qp *qp, const struct ib_qp_attr *attr,
 		if (attr->path_mtu < IB_MTU_256 || attr->path_mtu > MRC_MAX_IB_MTU)
 			return -EINVAL;
 		if (ib_mtu_enum_to_int(attr->path_mtu) + MRC_MAX_DATA_OVERHEAD >
-		    READ_ONCE(qp->dev->ndev->mtu))
+		    mrc_qp_dev_mtu(qp->dev))
 			return -EINVAL;
 	}
 	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > MRC_QPN_MAX)

@@ -28,8 +28,10 @@
 #  - explicit binding through the create QP command's driver input
 #    (mrc_bind_qp): qp-get shows it explicit; ENOENT, EINVAL, EOPNOTSUPP;
 #  - dev-new / dev-del, port-set (the port goes DOWN and back), ep-op
-#    refusals and a probe nobody answers (timed-out); group ev gets the
-#    controller's deny/allow events and nothing from the datapath;
+#    refusals, a probe nobody answers (timed-out) and a probe of the
+#    device's own GID (answered through loopback, on port 1, with an RTT,
+#    counted once on each side); group ev gets the controller's
+#    deny/allow events and nothing from the datapath;
 #  - after `rdma link delete` the device is gone from the dumps, profiles
 #    and all.
 
@@ -876,6 +878,44 @@ wait_until "ep-op answered" "$CMD_TIMEOUT" nl_answered
 rsp=$(jq -c '.reply.rsp' <<<"$NL_LINE") || fail "ep-op: $NL_LINE"
 assert_eq "ep-op to nobody" '[{"req-id":7,"timed-out":true}]' "$rsp"
 log "ok: ep-op probe to nobody: $NL_LINE"
+# A probe of the device's own GID goes through loopback and is answered,
+# on the port it was sent on, with its RTT; the device counts the request
+# and the response on both sides, and drops nothing.  One second: a TCG
+# guest may stall for milliseconds.
+EP_SELF_TIMEOUT_NS=1000000000
+EP_COUNTERS=(ep_reqs_sent ep_reqs_rcvd ep_rsps_sent ep_rsps_rcvd ep_timeouts
+	ep_drop_malformed ep_drop_unknown_gid ep_drop_unmatched)
+ep_counters() {
+	local c dir=/sys/class/infiniband/$TEST_DEV/ports/1/hw_counters
+	for c in "${EP_COUNTERS[@]}"; do
+		printf '%s=%s ' "$c" "$(cat "$dir/$c")"
+	done
+}
+ep_counters_expect() {
+	local c line=$1 d
+	for c in "${EP_COUNTERS[@]}"; do
+		case $c in
+		ep_reqs_sent|ep_reqs_rcvd|ep_rsps_sent|ep_rsps_rcvd) d=1 ;;
+		*) d=0 ;;
+		esac
+		[[ $line =~ (^| )$c=([0-9]+) ]] || fail "no counter $c"
+		printf '%s=%s ' "$c" $((BASH_REMATCH[2] + d))
+	done
+}
+before=$(ep_counters)
+NL_TAG=$((NL_TAG + 1))
+printf '{"tag": %d, "do": "ep-op", "attrs": {%s, "op-type": "ev-probe", "timeout": %d, "req": [{"req-id": 8, %s}]}}\n' \
+	"$NL_TAG" "$D0" "$EP_SELF_TIMEOUT_NS" "$REQ" >&"${NL_FD[root]}"
+NL_WANT=$NL_TAG NL_NAME=root
+wait_until "ep-op answered" "$CMD_TIMEOUT" nl_answered
+rsp=$(jq -c '.reply.rsp | map({"req-id", "timed-out": (."timed-out" // false),
+	port, "rtt>0": ((.rtt // 0) > 0)})' <<<"$NL_LINE") ||
+	fail "ep-op: $NL_LINE"
+assert_eq "ep-op to our own GID" \
+	'[{"req-id":8,"timed-out":false,"port":1,"rtt>0":true}]' "$rsp"
+assert_eq "endpoint counters of a probe to our own GID" \
+	"$(ep_counters_expect "$before")" "$(ep_counters)"
+log "ok: ep-op probe to our own GID: $NL_LINE"
 
 # --- events, removal ------------------------------------------------------------------------
 

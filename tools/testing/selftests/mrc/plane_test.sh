@@ -25,6 +25,12 @@
 #    (mrc_xfer's TCP side channel uses the fabric's management link: h2
 #    does not know that h1's p3 is down, and what it routes over plane 3
 #    towards h1 is lost meanwhile.)
+# 6. Path MTU over the planes: h1's p4 at a smaller MTU lowers port 4's
+#    active_mtu only (ibv_devinfo: port 1's stays); a QP's path MTU must
+#    fit every port, so the transfer's QP, which asks for port 1's
+#    active_mtu, is refused by modify_qp to RTR with EINVAL, also while p4
+#    is down (a down port comes back); p4 back at its MTU and up, a
+#    transfer goes through again.
 #
 # Each assertion prints "ok: ..." or "not ok: ..."; the test goes on where
 # it can and exits non-zero if any failed.
@@ -69,6 +75,14 @@ FAIL_SECS=300
 # it; and how long to wait for that.
 CARRY_PKTS=200
 CARRY_WAIT=30
+# 6.: the plane given a smaller MTU, that MTU (too small for port 1's
+# active IB MTU of 1024 plus MRC's headers, enough for 512), and the
+# transfers (refused at once, or one small write).
+MTU_PLANE=4
+MTU_SMALL=1000
+MTU_SECS=60
+MTU_IB_SMALL=512
+EINVAL=22
 # The strerror() texts YNL prints.
 ERR_EPROTONOSUPPORT="Protocol not supported"
 ERR_ENOENT="No such file or directory"
@@ -163,6 +177,29 @@ port_state_eq() {
 devinfo_port_state() {
 	ibv_devinfo -d "$1" -i "$2" 2>/dev/null |
 		awk '$1 == "state:" { print $2; exit }'
+}
+
+# devinfo_active_mtu DEV PORT: the port's active_mtu in bytes.
+devinfo_active_mtu() {
+	ibv_devinfo -d "$1" -i "$2" 2>/dev/null |
+		awk '$1 == "active_mtu:" { print $2; exit }'
+}
+
+active_mtu_is() {
+	[ "$(devinfo_active_mtu "$1" "$2")" = "$3" ]
+}
+
+# mtu_refused NAME: a transfer whose client's modify_qp to RTR is refused
+# with EINVAL.
+mtu_refused() {
+	local want="RESULT fail reason=setup what=qp_to_rtr errno=$EINVAL"
+	xfer_try "$1" "$MTU_SECS" --size 4096 --iters 1 || true
+	if [ "$XFER_CLIENT_RESULT" = "$want" ]; then
+		ok "$1: modify_qp to RTR refused: $XFER_CLIENT_RESULT"
+	else
+		xfer_show
+		not_ok "$1: client '$XFER_CLIENT_RESULT', expected '$want'"
+	fi
 }
 
 devinfo_port_is() {
@@ -416,6 +453,32 @@ if [[ $cres == "RESULT ok "* ]] && [[ $sres == "RESULT ok "* ]]; then
 else
 	xfer_show
 	not_ok "transfer across the plane failure: client '$cres', server '$sres'"
+fi
+
+# --- 6. the path MTU must fit every plane ----------------------------------------
+
+log "== 6. h1's p$MTU_PLANE at MTU $MTU_SMALL: a path MTU that does not fit it is refused"
+mtu_port1=$(devinfo_active_mtu "$XFER_DEV_A" 1)
+mtu_normal=$(ip netns exec h1 cat "/sys/class/net/p$MTU_PLANE/mtu")
+run ip -n h1 link set "p$MTU_PLANE" mtu "$MTU_SMALL"
+check "port $MTU_PLANE: active_mtu $MTU_IB_SMALL in ibv_devinfo" wait_for \
+	"$WAIT_TIMEOUT" active_mtu_is "$XFER_DEV_A" "$MTU_PLANE" "$MTU_IB_SMALL"
+assert_eq "port 1: active_mtu unchanged by p$MTU_PLANE" "$mtu_port1" \
+	"$(devinfo_active_mtu "$XFER_DEV_A" 1)"
+mtu_refused mtu_small
+run ip -n h1 link set "p$MTU_PLANE" down
+check "port $MTU_PLANE DOWN in ibv_devinfo" wait_for "$WAIT_TIMEOUT" \
+	devinfo_port_is "$XFER_DEV_A" "$MTU_PLANE" PORT_DOWN
+mtu_refused mtu_small_down
+run ip -n h1 link set "p$MTU_PLANE" mtu "$mtu_normal"
+run ip -n h1 link set "p$MTU_PLANE" up
+check "port $MTU_PLANE ACTIVE again in ibv_devinfo" wait_for "$WAIT_TIMEOUT" \
+	devinfo_port_is "$XFER_DEV_A" "$MTU_PLANE" PORT_ACTIVE
+if xfer_try mtu_back "$MTU_SECS" --size 4096 --iters 1; then
+	ok "p$MTU_PLANE back at MTU $mtu_normal: ${XFER_CLIENT_RESULT#RESULT }"
+else
+	xfer_show
+	not_ok "p$MTU_PLANE back at MTU $mtu_normal: client '$XFER_CLIENT_RESULT'"
 fi
 
 [ "$NOT_OK" = 0 ] || fail "$NOT_OK assertion(s) failed"
