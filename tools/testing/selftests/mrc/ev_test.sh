@@ -102,33 +102,7 @@ for tool in tshark tcpdump mergecap tc ping; do
 done
 export HOME=$MRC_TMP
 
-# --- TAP-ish results --------------------------------------------------------
-
-NOT_OK=0
-CASE=
-
-ok() { log "ok: $CASE: $*"; }
-
-not_ok() {
-	log "not ok: $CASE: $*"
-	NOT_OK=$((NOT_OK + 1))
-}
-
-expect_eq() {
-	if [ "$2" = "$3" ]; then
-		ok "$1 ($3)"
-	else
-		not_ok "$1: expected $2, got '$3'"
-	fi
-}
-
-expect_num() {
-	if [[ $2 =~ ^-?[0-9]+$ ]] && test "$2" "$3" "$4"; then
-		ok "$1 ($2)"
-	else
-		not_ok "$1: '$2' $3 $4 is false"
-	fi
-}
+# --- results (ok, not_ok, expect_*: lib.sh) ------------------------------------
 
 case_begin() {
 	CASE=$1
@@ -232,32 +206,15 @@ marker_ping() {
 	MARKERS=$((MARKERS + 1))
 }
 
-markers_in() {
-	local n
-	bounded "$CMD_TIMEOUT" tcpdump -n -r "$1" 'icmp[icmptype] = icmp-echo' ||
-		return 1
-	n=$(grep -c 'ICMP echo request' "$BOUNDED_OUT" || true)
-	[ "$n" -ge "$MARKERS" ]
-}
-
 # caps_stop NAME...: one more marker, then stop each capture once it has
 # written it; a capture that dropped packets is not trustworthy.
 caps_stop() {
-	local name pid out
+	local name
 	marker_ping
 	for name in "$@"; do
 		wait_until "the marker pings in capture $name" "$CAPTURE_SECS" \
 			markers_in "$MRC_TMP/$name.pcap"
-		pid=$(ps -o pid= --ppid "${BG_PID[cap.$name]}" | tr -d ' ')
-		[ -n "$pid" ] || fail "tcpdump of $name is not running"
-		kill -INT "$pid"
-		bg_wait "cap.$name" "$CAPTURE_SECS" || fail "tcpdump of $name did not stop"
-		out=$(bg_out "cap.$name")
-		if grep -q '^0 packets dropped by kernel' "$out"; then
-			ok "capture $name complete ($(grep 'captured' "$out"))"
-		else
-			not_ok "capture $name dropped packets: $(tr '\n' ' ' <"$out")"
-		fi
+		cap_end "$name"
 	done
 }
 
@@ -326,15 +283,6 @@ decode() {
 	else
 		not_ok "MRC frames in $name: ${bad#* } of ${bad% *} malformed or with a bad ICRC"
 	fi
-}
-
-declare -A R=()
-results() {
-	local key value
-	R=()
-	while read -r key value; do
-		R[$key]=$value
-	done <"$1"
 }
 
 # --- mrc_xfer in the background --------------------------------------------------

@@ -412,6 +412,92 @@ port_state_is() {
 	[ "$state" = "$2" ]
 }
 
+# --- assertions a test goes on after ----------------------------------------
+
+# ok / not_ok log "ok: [CASE: ]..." or "not ok: [CASE: ]..." (CASE: the
+# test's current case, if it sets one); not_ok counts into NOT_OK, which
+# the test turns into its exit status at the end.
+NOT_OK=0
+CASE=
+
+ok() { log "ok: ${CASE:+$CASE: }$*"; }
+
+not_ok() {
+	log "not ok: ${CASE:+$CASE: }$*"
+	NOT_OK=$((NOT_OK + 1))
+}
+
+# check DESCRIPTION CMD...: ok if CMD succeeds, not ok otherwise.
+check() {
+	local what=$1
+	shift
+	if "$@"; then
+		ok "$what"
+	else
+		not_ok "$what"
+	fi
+}
+
+# expect_eq WHAT WANT GOT
+expect_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1 ($3)"
+	else
+		not_ok "$1: expected $2, got '$3'"
+	fi
+}
+
+# expect_num WHAT A OP B: the integer comparison A OP B (-gt, -ge, ...).
+expect_num() {
+	if [[ $2 =~ ^-?[0-9]+$ ]] && test "$2" "$3" "$4"; then
+		ok "$1 ($2)"
+	else
+		not_ok "$1: '$2' $3 $4 is false"
+	fi
+}
+
+# results FILE: its "key value" lines (an analysis script's) into R[].
+declare -A R=()
+# shellcheck disable=SC2034 # R is read by the tests that source this file
+results() {
+	local key value
+	R=()
+	while read -r key value; do
+		R[$key]=$value
+	done <"$1"
+}
+
+# --- packet captures ----------------------------------------------------------
+
+# A test marks the end of what a capture must hold with pings it counts in
+# MARKERS (its capture filters let ICMP through).
+MARKERS=0
+
+# markers_in PCAP: the file holds every marker ping sent so far.
+markers_in() {
+	local n
+	bounded "$CMD_TIMEOUT" tcpdump -n -r "$1" 'icmp[icmptype] = icmp-echo' ||
+		return 1
+	n=$(grep -c 'ICMP echo request' "$BOUNDED_OUT" || true)
+	[ "$n" -ge "$MARKERS" ]
+}
+
+# cap_end NAME: stop tcpdump, the background job cap.NAME (started through
+# ip netns exec); ok if it dropped no packet, not_ok (untrustworthy) if it did.
+cap_end() {
+	local name=$1 pid out
+	pid=$(ps -o pid= --ppid "${BG_PID[cap.$name]}" | tr -d ' ')
+	[ -n "$pid" ] || fail "tcpdump of $name is not running"
+	kill -INT "$pid"
+	bg_wait "cap.$name" "$CMD_TIMEOUT" || fail "tcpdump of $name did not stop"
+	out=$(bg_out "cap.$name")
+	if grep -q '^0 packets dropped by kernel' "$out"; then
+		ok "capture $name complete ($(grep 'captured' "$out"))"
+	else
+		not_ok "capture $name dropped packets: $(tr '\n' ' ' <"$out")"
+	fi
+}
+
 # --- GIDs -----------------------------------------------------------------
 
 # The GID of an IPv4 address, as sysfs prints it (%pI6: 8 full groups).

@@ -96,22 +96,6 @@ YNL_CLI=${MRC_YNL_CLI:-$MRC_SELFTEST_BIN/ynl/tools/net/ynl/cli.py}
 [ -r "$YNL_CLI" ] ||
 	fail "no YNL CLI at $YNL_CLI: run make -C tools/testing/selftests/mrc"
 
-NOT_OK=0
-ok() { log "ok: $*"; }
-not_ok() {
-	log "not ok: $*"
-	NOT_OK=$((NOT_OK + 1))
-}
-# check DESCRIPTION CMD...: ok if CMD succeeds, not ok otherwise.
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		ok "$what"
-	else
-		not_ok "$what"
-	fi
-}
 
 # ynl NS ARG...: the YNL CLI on our spec inside namespace NS (netdev
 # ifindexes are per namespace).
