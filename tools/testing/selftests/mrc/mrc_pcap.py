@@ -224,38 +224,71 @@ def cmd_sports(a):
         put("sport", s)
 
 
+def cut_time(pkts, cut, after):
+    """The cut as the traffic met it: the first data packet sent on one of
+    the link's EVs after `after` whose PSN was resent on another EV (the
+    cut command takes up to a second under TCG, too coarse a reference)."""
+    resent = set()
+    first = {}
+    for p in pkts:
+        if not p.is_data() or p.t <= after:
+            continue
+        if p.sport in cut:
+            first.setdefault(p.psn, p.t)
+        elif p.rtx and p.psn in first:
+            resent.add(p.psn)
+    return min((first[psn] for psn in resent), default=None)
+
+
 def cmd_cut(a):
     """The link-cut case of failover_test.sh; see its header."""
     cut = set(num_list(a.sports))
-    evs = events(a.events)
-    # Condemnations after the cut, and GOOD events, per EV of the link.
-    bad_at = {}
-    good_before_up = 0
+    pkts = [p for p in packets(a.cap) if p.src == a.src or p.dst == a.src]
+    t0 = cut_time(pkts, cut, a.t_cut0)
+    put("cut_seen", 0 if t0 is None else 1)
+    if t0 is None:
+        t0 = a.t_cut1
+
+    # Each EV of the link: when it was condemned for the cut (ASSUMED_BAD
+    # at t0 already, or the first condemnation after it), and whether a
+    # GOOD event came before the link returned.
     drops = 0
     spurious = 0
-    for e in evs:
+    state = {}			# EV -> (state, since) from the events
+    bad_at = {}
+    good_before_up = 0
+    for e in events(a.events):
         drops += e.get("drop-count", 0)
-        if e.get("port") != a.port:
+        if e.get("port") != a.port or "qpn" not in e:
             continue
         sport = a.value_base + int(e["value"], 16)
         t = e["time-ns"]
-        if e["state"] == "assumed-bad" and t > a.t_cut0:
+        if sport in cut and sport not in bad_at and t > t0:
+            prev, since = state.get(sport, ("good", 0))
+            if prev == "assumed-bad":
+                bad_at[sport] = since
+        state[sport] = (e["state"], t)
+        if e["state"] == "assumed-bad" and t > t0:
             if sport in cut:
                 bad_at.setdefault(sport, t)
-            else:
+            elif t < a.t_up0:
                 spurious += 1
         elif (e["state"] == "good" and sport in bad_at and
               bad_at[sport] < t < a.t_up0):
             good_before_up += 1
+    for sport in cut:
+        st, since = state.get(sport, ("good", 0))
+        if sport not in bad_at and st == "assumed-bad" and since <= t0:
+            bad_at[sport] = since
     put("drops", drops)
     put("condemned", len(bad_at))
     put("condemned_late", sum(1 for t in bad_at.values() if t >= a.t_up0))
     put("good_before_up", good_before_up)
     put("spurious", spurious)
 
-    pkts = list(packets(a.cap))
+    # Probe exchanges on them after their condemnation.
     probe_ev = {}		# probe id -> EV it went on (the latest)
-    answered = {}		# EV of the link -> first answer after the cut
+    answered = {}		# EV of the link -> its first answer
     answered_early = 0
     for p in pkts:
         if p.src == a.src and p.op == cp.OP_PROBE:
@@ -278,32 +311,30 @@ def cmd_cut(a):
     put("answered", len(answered))
     put("answered_early", answered_early)
 
-    # Data on each EV of the link: while condemned, and after its answer.
+    # Data on them: none from condemnation to answer, some after; what went
+    # onto the link after t0 before that was lost, and resent elsewhere.
     data_while_bad = 0
     data_after = {}
-    last_on_link = a.t_cut0
-    lost_psns = {}		# PSN sent on the link after the cut -> when
+    last_on_link = t0
+    sent_on_link = {}		# PSN -> when, after t0, before condemnation
     avoid = {}			# PSN -> its first resend on another EV
     for p in pkts:
-        if p.src != a.src or not p.is_data():
+        if p.src != a.src or not p.is_data() or p.t < t0:
             continue
-        if p.sport in cut and p.t > a.t_cut0:
+        if p.sport in cut:
+            bad = bad_at.get(p.sport)
             ans = answered.get(p.sport)
-            if p.sport in bad_at and p.t > bad_at[p.sport] and \
-                    (ans is None or p.t < ans):
+            if bad is not None and p.t > bad and (ans is None or p.t < ans):
                 data_while_bad += 1
             elif ans is not None and p.t > ans:
                 data_after[p.sport] = data_after.get(p.sport, 0) + 1
-            elif p.sport not in bad_at or p.t <= bad_at[p.sport]:
+            else:
                 last_on_link = max(last_on_link, p.t)
-                lost_psns.setdefault(p.psn, p.t)
-        elif p.sport not in cut and p.rtx and p.psn in lost_psns:
+                sent_on_link.setdefault(p.psn, p.t)
+        elif p.rtx and p.psn in sent_on_link:
             avoid.setdefault(p.psn, p.t)
     put("data_while_bad", data_while_bad)
     put("used_again", sum(1 for s in cut if data_after.get(s, 0) > 0))
-    # The cut as the traffic met it: the first packet on the link that
-    # had to be resent elsewhere (the cut command takes long under TCG).
-    t0 = min((lost_psns[psn] for psn in avoid), default=None)
     put("lost_on_link", len(avoid))
     put("cut_cmd_us", (a.t_cut1 - a.t_cut0) // NSEC_PER_USEC)
 
