@@ -1298,8 +1298,8 @@ err_free:
 
 /*
  * The driver input of create QP from the direct-verbs attributes (NULL:
- * none, the device's default profiles).  Checked here so that a caller
- * learns of a bit this library does not know even if the kernel would.
+ * all zero, the device's default profiles).  What this library does not
+ * know is refused here, before the kernel is asked.
  */
 static int mrc_qp_dv_cmd(const struct mrcdv_qp_init_attr *dv,
 			 struct mrc_create_qp_cmd *drv)
