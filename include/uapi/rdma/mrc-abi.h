@@ -153,9 +153,10 @@ struct mrc_resize_cq_resp {
 /*
  * Driver-specific input of the create QP command: an explicit binding to
  * an EV and a CC profile of the controller (Documentation/mrc/netlink.rst,
- * "Binding QPs to profiles").  Without MRC_CREATE_QP_BIND_PROFILES (or
- * with no driver input at all, as plain ibv_create_qp sends) the QP takes
- * its device's default profiles.  Profile id 0 is the built-in behaviour.
+ * "Binding QPs to profiles"), filled by the provider's mrcdv_create_qp().
+ * Without MRC_CREATE_QP_BIND_PROFILES (ibv_create_qp sends this struct all
+ * zero) or with no driver input at all the QP takes its device's default
+ * profiles.  Profile id 0 is the built-in behaviour.
  * Binding fails with ENOENT (profile in INIT), EINVAL (not ONLINE) or
  * EOPNOTSUPP (an SRv6 EV profile, or unknown flags).  Fields may be
  * appended later; the kernel requires bytes it does not know to be 0.

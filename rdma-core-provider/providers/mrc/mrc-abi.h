@@ -22,6 +22,6 @@ DECLARE_DRV_CMD(umrc_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ,
 DECLARE_DRV_CMD(umrc_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ,
 		empty, mrc_resize_cq_resp);
 DECLARE_DRV_CMD(umrc_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
-		empty, mrc_create_qp_resp);
+		mrc_create_qp_cmd, mrc_create_qp_resp);
 
 #endif /* MRC_PROVIDER_ABI_H */

@@ -37,6 +37,10 @@ enum {
 #define MRC_SEND_OPS_SUPPORTED                                                 \
 	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
 
+/* What mrcdv_create_qp() may ask for. */
+#define MRC_DV_QP_INIT_ATTR_SUPPORTED MRCDV_QP_INIT_ATTR_MASK_FLAGS
+#define MRC_DV_QP_CREATE_SUPPORTED MRCDV_QP_CREATE_BIND_PROFILES
+
 /* What ibv_create_cq_ex() may ask for. */
 #define MRC_CQ_INIT_ATTR_SUPPORTED IBV_CQ_INIT_ATTR_MASK_FLAGS
 #define MRC_CQ_FLAGS_SUPPORTED IBV_CREATE_CQ_ATTR_SINGLE_THREADED
@@ -1292,8 +1296,39 @@ err_free:
 	return NULL;
 }
 
-static struct ibv_qp *mrc_create_qp_ex(struct ibv_context *ibctx,
-				       struct ibv_qp_init_attr_ex *attr)
+/*
+ * The driver input of create QP from the direct-verbs attributes (NULL:
+ * all zero, the device's default profiles).  What this library does not
+ * know is refused here, before the kernel is asked.
+ */
+static int mrc_qp_dv_cmd(const struct mrcdv_qp_init_attr *dv,
+			 struct mrc_create_qp_cmd *drv)
+{
+	uint32_t flags = 0;
+
+	if (!dv)
+		return 0;
+	if (dv->comp_mask & ~(uint64_t)MRC_DV_QP_INIT_ATTR_SUPPORTED)
+		return EOPNOTSUPP;
+	if (dv->comp_mask & MRCDV_QP_INIT_ATTR_MASK_FLAGS)
+		flags = dv->flags;
+	if ((flags & ~(uint32_t)MRC_DV_QP_CREATE_SUPPORTED) || dv->reserved)
+		return EOPNOTSUPP;
+	if (flags & MRCDV_QP_CREATE_BIND_PROFILES) {
+		drv->flags |= MRC_CREATE_QP_BIND_PROFILES;
+		drv->ev_profile_id = dv->ev_profile_id;
+		drv->cc_profile_id = dv->cc_profile_id;
+	}
+	return 0;
+}
+
+/*
+ * Every QP is made here: by ibv_create_qp(), ibv_create_qp_ex() (@dv NULL)
+ * and mrcdv_create_qp().  They differ only in the driver input.
+ */
+static struct ibv_qp *mrc_create_qp_dv(struct ibv_context *ibctx,
+				       struct ibv_qp_init_attr_ex *attr,
+				       const struct mrcdv_qp_init_attr *dv)
 {
 	struct umrc_create_qp cmd = {};
 	struct umrc_create_qp_resp resp = {};
@@ -1301,6 +1336,8 @@ static struct ibv_qp *mrc_create_qp_ex(struct ibv_context *ibctx,
 	int ret;
 
 	ret = mrc_check_qp_init_attr(attr);
+	if (!ret)
+		ret = mrc_qp_dv_cmd(dv, &cmd.drv_payload);
 	if (ret) {
 		errno = ret;
 		return NULL;
@@ -1340,6 +1377,12 @@ err_free:
 	mrc_qp_free(qp);
 	errno = ret;
 	return NULL;
+}
+
+static struct ibv_qp *mrc_create_qp_ex(struct ibv_context *ibctx,
+				       struct ibv_qp_init_attr_ex *attr)
+{
+	return mrc_create_qp_dv(ibctx, attr, NULL);
 }
 
 static struct ibv_qp *mrc_create_qp(struct ibv_pd *pd,
@@ -1492,3 +1535,22 @@ static const struct verbs_device_ops mrc_dev_ops = {
 	.alloc_context = mrc_alloc_context,
 };
 PROVIDER_DRIVER(mrc, mrc_dev_ops);
+
+/* ------------------------------------------------------------------------
+ * Direct verbs (<infiniband/mrcdv.h>), exported through libmrc.map.
+ */
+bool mrcdv_is_supported(struct ibv_device *device)
+{
+	return verbs_get_device(device)->ops == &mrc_dev_ops;
+}
+
+struct ibv_qp *mrcdv_create_qp(struct ibv_context *context,
+			       struct ibv_qp_init_attr_ex *attr,
+			       struct mrcdv_qp_init_attr *mrc_attr)
+{
+	if (!mrcdv_is_supported(context->device)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return mrc_create_qp_dv(context, attr, mrc_attr);
+}

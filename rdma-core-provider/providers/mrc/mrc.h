@@ -16,6 +16,7 @@
 #include <infiniband/driver.h>
 
 #include "mrc-abi.h"
+#include "mrcdv.h"
 
 struct mrc_device {
 	struct verbs_device ibv_dev;
