@@ -48,7 +48,8 @@ module:
 provider:
 	$(TOP)/scripts/build-rdma-core
 
-selftests:
+# The selftests link mrc_bind_qp against the provider's libmrc (mrcdv).
+selftests: provider
 	$(MAKE) -C tools/testing/selftests/mrc
 
 tools:
