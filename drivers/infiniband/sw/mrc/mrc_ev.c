@@ -166,6 +166,13 @@ static void mrc_ev_release(struct mrc_qp *qp)
 	}
 }
 
+/* How long an ASSUMED_BAD EV waits between probes: ev_probe_rtos RTOs. */
+static u32 mrc_ev_probe_ival(const struct mrc_qp_dp *dp)
+{
+	return clamp_t(u64, (u64)dp->rto_us * mrc_param_ev_probe_rtos,
+		       MRC_EV_PROBE_MIN_US, MRC_EV_PROBE_MAX_US);
+}
+
 /* Wake the tasklet when the next SKIP hold ends or the next probe is due. */
 static void mrc_ev_arm(struct mrc_qp *qp, u32 now)
 {
@@ -176,8 +183,7 @@ static void mrc_ev_arm(struct mrc_qp *qp, u32 now)
 	if (!dp->ev_nskip && !dp->ev_nbad)
 		return;
 	hold = mrc_profile_skip_hold_us(qp->dev);
-	ival = clamp_t(u64, (u64)dp->rto_us * mrc_param_ev_probe_rtos,
-		       MRC_EV_PROBE_MIN_US, MRC_EV_PROBE_MAX_US);
+	ival = mrc_ev_probe_ival(dp);
 	for (i = 0; i < dp->nevs; i++) {
 		struct mrc_ev_slot *s = &dp->ev_slots[i];
 
@@ -420,8 +426,7 @@ void mrc_ev_tick(struct mrc_qp *qp, struct sk_buff_head *txq)
 	if (!dp->ev_nskip && !dp->ev_nbad)
 		return;
 	hold = mrc_profile_skip_hold_us(qp->dev);
-	ival = clamp_t(u64, (u64)dp->rto_us * mrc_param_ev_probe_rtos,
-		       MRC_EV_PROBE_MIN_US, MRC_EV_PROBE_MAX_US);
+	ival = mrc_ev_probe_ival(dp);
 	for (i = 0; i < dp->nevs; i++) {
 		struct mrc_ev_slot *s = &dp->ev_slots[i];
 
