@@ -49,7 +49,6 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 mrc_test_init
 
 WS_DIR=$MRC_REPO/tools/wireshark
-PARAMS=/sys/module/$MRC_MODULE/parameters
 DATA_LINK=eth2		# fw's link towards h2: h1 -> h2
 CTL_LINK=eth1		# fw's link towards h1: h2 -> h1
 
@@ -61,11 +60,6 @@ TSHARK_SECS=240
 PING_WAIT=5
 
 # Wire format (Documentation/mrc/wire-format.rst).
-IPV4_VIHL=0x45		# IPv4, no options: the offsets below hold
-IP_PROTO_OFF=9
-UDP_SPORT_OFF=20
-UDP_DPORT_OFF=22
-IPPROTO_UDP=17
 EV_SHIFT=16		# entropy fields carry the EV as sport << 16
 UDP_BTH_OPCODE=8	# offsets from the UDP header: BTH opcode
 OP_ACK=0xd1
@@ -110,79 +104,7 @@ case_begin() {
 	log "== $CASE: $2 (at $((SECONDS - START)) s)"
 }
 
-# --- counters and parameters --------------------------------------------------
-
-hwc_at_least() {
-	local v
-	read -r v <"/sys/class/infiniband/$1/ports/$MRC_PORT/hw_counters/$2" ||
-		return 1
-	[ "$v" -ge "$3" ]
-}
-
-# counter_at TAG DEV NAME: the counter in snapshot TAG.
-counter_at() {
-	local v=${COUNTERS[$1.$2.$3]:-}
-	[ -n "$v" ] || fail "no counter $3 of $2 in snapshot $1"
-	printf '%s\n' "$v"
-}
-
-declare -A PARAM_SAVED=()
-
-param_write() {
-	printf '%s\n' "$2" >"$PARAMS/$1"
-}
-
-param_set() {
-	local old
-	if [ -z "${PARAM_SAVED[$1]:-}" ]; then
-		read -r old <"$PARAMS/$1" || fail "no module parameter $1"
-		PARAM_SAVED[$1]=$old
-		cleanup_push param_write "$1" "$old"
-	fi
-	param_write "$1" "$2"
-	log "    $MRC_MODULE $1=$2"
-}
-
-param_get() {
-	local v
-	read -r v <"$PARAMS/$1" || fail "no module parameter $1"
-	printf '%s\n' "$v"
-}
-
-# --- tc in fw ---------------------------------------------------------------------
-
-fw() { run ip netns exec "$XFER_ROUTER_NS" "$@"; }
-
-tc_clear() {
-	ip netns exec "$XFER_ROUTER_NS" tc qdisc del dev "$1" clsact \
-		2>/dev/null || true
-	ip netns exec "$XFER_ROUTER_NS" tc qdisc del dev "$1" root \
-		2>/dev/null || true
-}
-
-# tc_drop DEV MATCH...: drop the MRC packets (IPv4 without options, UDP to
-# port 4791) leaving DEV that match.
-tc_drop() {
-	local dev=$1
-	shift
-	fw tc qdisc add dev "$dev" clsact
-	fw tc filter add dev "$dev" egress protocol ip prio 1 u32 \
-		match u8 "$IPV4_VIHL" 0xff at 0 \
-		match u8 "$IPPROTO_UDP" 0xff at "$IP_PROTO_OFF" \
-		match u16 "$MRC_DEFAULT_UDP_PORT" 0xffff at "$UDP_DPORT_OFF" \
-		"$@" action drop
-}
-
-tc_dropped() {
-	local n
-	fw tc -s filter show dev "$1" egress
-	n=$(sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' "$BOUNDED_OUT" | head -n 1)
-	if [ -z "$n" ]; then
-		bounded_output
-		fail "no drop count in tc -s filter show dev $1 egress"
-	fi
-	printf '%s\n' "$n"
-}
+# --- tc in fw: fw, tc_clear, tc_drop, tc_dropped (xfer_lib.sh) -------------------
 
 # --- captures ---------------------------------------------------------------------
 

@@ -45,7 +45,6 @@ mrc_test_init
 
 MRCCTL=${MRC_MRCCTL:-${MRC_BUILD:-$MRC_REPO/build}/tools/mrcctl}
 PCAP=$SELF_DIR/mrc_pcap.py
-PARAMS=/sys/module/$MRC_MODULE/parameters
 
 NPLANES=4
 HOST_A=198.18.100.1	# scripts/fabric planes: h1's address on every plane
@@ -139,11 +138,10 @@ both_links_sent() {
 		sent_since "p${CUT_PLANE}a" l2 "$2" "$LEARN_PKTS"
 }
 
-# hwc NAME: mrcA's device counter; hwc_at_least NAME N.
+# hwc NAME: mrcA's device counter.
 hwc() {
 	cat "/sys/class/infiniband/$XFER_DEV_A/ports/$MRC_PORT/hw_counters/$1"
 }
-hwc_at_least() { [ "$(hwc "$1")" -ge "$2" ]; }
 
 # ev_sport I / ev_port I: EV I of profile 1.
 ev_sport() { printf '%d\n' $((EV_BASE + $1)); }
@@ -281,14 +279,9 @@ all_in() {
 
 START=$SECONDS
 mrc_load
-param_old=$(cat "$PARAMS/ev_event_rate")
-cleanup_push sh -c "echo $param_old >$PARAMS/ev_event_rate"
-echo "$EV_EVENT_RATE" >"$PARAMS/ev_event_rate"
+param_set ev_event_rate "$EV_EVENT_RATE"
 if [ -n "${MRC_FAILOVER_EV_LOSS_BAD:-}" ]; then
-	param_old=$(cat "$PARAMS/ev_loss_bad")
-	cleanup_push sh -c "echo $param_old >$PARAMS/ev_loss_bad"
-	echo "$MRC_FAILOVER_EV_LOSS_BAD" >"$PARAMS/ev_loss_bad"
-	log "rdma_mrc ev_loss_bad=$(cat "$PARAMS/ev_loss_bad")"
+	param_set ev_loss_bad "$MRC_FAILOVER_EV_LOSS_BAD"
 fi
 cleanup_push "$FABRIC" clean
 bounded "$FABRIC_TIMEOUT" "$FABRIC" planes "$NPLANES" ||
@@ -389,7 +382,7 @@ xfer_running cut || not_ok "the transfer ended before the EVs were condemned"
 # Probes on them go unanswered while the link is down.
 base=$(hwc ev_probes_sent)
 wait_until "$DOWN_PROBES probes per condemned EV sent into the cut" "$COND_WAIT" \
-	hwc_at_least ev_probes_sent $((base + DOWN_PROBES * n_cut))
+	hwc_at_least "$XFER_DEV_A" ev_probes_sent $((base + DOWN_PROBES * n_cut))
 check "all $n_cut still ASSUMED_BAD" all_in assumed-bad "$t_cut0" "$ON_L1"
 t_up0=$(now_ns)
 ip -n "p${CUT_PLANE}b" link set "$CUT_LINK" up || fail "could not restore $CUT_LINK"

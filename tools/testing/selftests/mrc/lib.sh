@@ -467,6 +467,49 @@ results() {
 	done <"$1"
 }
 
+# --- module parameters -----------------------------------------------------------
+
+MRC_PARAMS=/sys/module/$MRC_MODULE/parameters
+declare -A PARAM_SAVED=()
+
+param_write() {
+	printf '%s\n' "$2" >"$MRC_PARAMS/$1"
+}
+
+# param_set NAME VALUE: rdma_mrc's parameter NAME (for QPs set up from now
+# on); the first value is restored at exit and by param_restore.
+param_set() {
+	local old
+	if [ -z "${PARAM_SAVED[$1]:-}" ]; then
+		read -r old <"$MRC_PARAMS/$1" || fail "no module parameter $1"
+		PARAM_SAVED[$1]=$old
+		cleanup_push param_write "$1" "$old"
+	fi
+	param_write "$1" "$2"
+	log "    $MRC_MODULE $1=$2"
+}
+
+param_get() {
+	local v
+	read -r v <"$MRC_PARAMS/$1" || fail "no module parameter $1"
+	printf '%s\n' "$v"
+}
+
+param_restore() {
+	local name
+	for name in "${!PARAM_SAVED[@]}"; do
+		param_write "$name" "${PARAM_SAVED[$name]}"
+	done
+}
+
+# hwc_at_least DEV NAME N: DEV's device counter NAME is at least N.
+hwc_at_least() {
+	local v
+	read -r v <"/sys/class/infiniband/$1/ports/$MRC_PORT/hw_counters/$2" ||
+		return 1
+	[ "$v" -ge "$3" ]
+}
+
 # --- packet captures ----------------------------------------------------------
 
 # A test marks the end of what a capture must hold with pings it counts in

@@ -62,7 +62,6 @@ mrc_test_init
 WS_DIR=$MRC_REPO/tools/wireshark
 PKT_TOOL=$SELF_DIR/crafted_pkt.py
 PYTHON=/usr/bin/python3
-PARAMS=/sys/module/$MRC_MODULE/parameters
 DATA_LINK=eth2		# fw's link towards h2: h1 -> h2
 CTL_LINK=eth1		# fw's link towards h1: h2 -> h1
 
@@ -77,13 +76,9 @@ PING_WAIT=5
 PSN_MOD=$((1 << 24))
 PSN_MASK=$((PSN_MOD - 1))
 MPR_UNIT=128		# PSNs per mpr_units
-IPV4_VIHL=0x45		# IPv4, no options: the offsets below hold
-IP_PROTO_OFF=9
-UDP_DPORT_OFF=22	# IP header 20 + 2
 BTH_OPCODE_OFF=28	# IP 20 + UDP 8
 BTH_WORD2_OFF=36	# BTH byte 8 (AckReq R rtx tsh) and the 24-bit PSN
 BTH_RTX_MASK=0x20000000	# rtx in that 32-bit word
-IPPROTO_UDP=17
 OP_SACK=0xdc
 DSCP_DATA=8
 DSCP_RETX=16
@@ -149,89 +144,8 @@ case_begin() {
 	log "== $CASE: $2 (at $((SECONDS - START)) s)"
 }
 
-# --- counters -----------------------------------------------------------------
+# --- tc in fw: fw, tc_clear, tc_drop, tc_dropped (xfer_lib.sh) -------------------
 
-# hwc_at_least DEV NAME VALUE: the counter has reached VALUE (builtins
-# only: it runs in polling loops).
-hwc_at_least() {
-	local v
-	read -r v <"/sys/class/infiniband/$1/ports/$MRC_PORT/hw_counters/$2" ||
-		return 1
-	[ "$v" -ge "$3" ]
-}
-
-# counter_at TAG DEV NAME: the counter in snapshot TAG.
-counter_at() {
-	local v=${COUNTERS[$1.$2.$3]:-}
-	[ -n "$v" ] || fail "no counter $3 of $2 in snapshot $1"
-	printf '%s\n' "$v"
-}
-
-# --- module parameters ----------------------------------------------------------
-
-declare -A PARAM_SAVED=()
-
-param_write() {
-	printf '%s\n' "$2" >"$PARAMS/$1"
-}
-
-# param_set NAME VALUE: for QPs set up from now on; restored at exit and
-# by param_restore.
-param_set() {
-	local old
-	if [ -z "${PARAM_SAVED[$1]:-}" ]; then
-		read -r old <"$PARAMS/$1" || fail "no module parameter $1"
-		PARAM_SAVED[$1]=$old
-		cleanup_push param_write "$1" "$old"
-	fi
-	param_write "$1" "$2"
-	log "    $MRC_MODULE $1=$2"
-}
-
-param_restore() {
-	local name
-	for name in "${!PARAM_SAVED[@]}"; do
-		param_write "$name" "${PARAM_SAVED[$name]}"
-	done
-}
-
-# --- tc in fw ---------------------------------------------------------------------
-
-fw() { run ip netns exec "$XFER_ROUTER_NS" "$@"; }
-
-# Remove every qdisc (and so every filter) this test puts on DEV.
-tc_clear() {
-	ip netns exec "$XFER_ROUTER_NS" tc qdisc del dev "$1" clsact \
-		2>/dev/null || true
-	ip netns exec "$XFER_ROUTER_NS" tc qdisc del dev "$1" root \
-		2>/dev/null || true
-}
-
-# tc_drop DEV MATCH...: drop what leaves DEV and matches (u32 keys on the
-# IPv4 header onwards), for MRC packets (IPv4 without options, UDP to
-# port 4791) only.
-tc_drop() {
-	local dev=$1
-	shift
-	fw tc qdisc add dev "$dev" clsact
-	fw tc filter add dev "$dev" egress protocol ip prio 1 u32 \
-		match u8 "$IPV4_VIHL" 0xff at 0 \
-		match u8 "$IPPROTO_UDP" 0xff at "$IP_PROTO_OFF" \
-		match u16 "$MRC_DEFAULT_UDP_PORT" 0xffff at "$UDP_DPORT_OFF" \
-		"$@" action drop
-}
-
-# tc_dropped DEV: how many packets the filter of tc_drop dropped.
-tc_dropped() {
-	local n
-	fw tc -s filter show dev "$1" egress
-	n=$(sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' "$BOUNDED_OUT" | head -n 1)
-	if [ -z "$n" ]; then
-		bounded_output
-		fail "no drop count in tc -s filter show dev $1 egress"
-	fi
-	printf '%s\n' "$n"
-}
 
 # --- captures ---------------------------------------------------------------------
 

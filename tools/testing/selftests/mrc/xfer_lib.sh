@@ -13,6 +13,10 @@
 #                             "RESULT ok"
 #   counters_snap TAG         every counter of both devices, kept as TAG
 #   counter_delta T1 T2 DEV NAME   NAME of DEV at T2 minus at T1
+#   counter_at TAG DEV NAME   NAME of DEV in snapshot TAG
+#   fw CMD..., tc_clear DEV, tc_drop DEV MATCH..., tc_dropped DEV
+#                             commands and u32 drop filters in the routed
+#                             fabric's router
 
 # Constants for the tests that source this file.
 # shellcheck disable=SC2034
@@ -199,6 +203,51 @@ xfer() {
 	log "    server ${XFER_SERVER_RESULT#RESULT }"
 }
 
+# --- tc in the routed fabric's router ------------------------------------------
+
+# MRC over IPv4 as u32 sees it (IPv4 without options: the offsets hold).
+IPV4_VIHL=0x45
+IPPROTO_UDP=17
+IP_PROTO_OFF=9
+UDP_SPORT_OFF=20	# IP header 20 + 0
+UDP_DPORT_OFF=22	# IP header 20 + 2
+
+fw() { run ip netns exec "$XFER_ROUTER_NS" "$@"; }
+
+# tc_clear DEV: remove every qdisc (and so every filter) a test put on DEV.
+tc_clear() {
+	ip netns exec "$XFER_ROUTER_NS" tc qdisc del dev "$1" clsact \
+		2>/dev/null || true
+	ip netns exec "$XFER_ROUTER_NS" tc qdisc del dev "$1" root \
+		2>/dev/null || true
+}
+
+# tc_drop DEV MATCH...: drop what leaves DEV and matches (u32 keys on the
+# IPv4 header onwards), for MRC packets (IPv4 without options, UDP to
+# port 4791) only.
+tc_drop() {
+	local dev=$1
+	shift
+	fw tc qdisc add dev "$dev" clsact
+	fw tc filter add dev "$dev" egress protocol ip prio 1 u32 \
+		match u8 "$IPV4_VIHL" 0xff at 0 \
+		match u8 "$IPPROTO_UDP" 0xff at "$IP_PROTO_OFF" \
+		match u16 "$MRC_DEFAULT_UDP_PORT" 0xffff at "$UDP_DPORT_OFF" \
+		"$@" action drop
+}
+
+# tc_dropped DEV: how many packets the filter of tc_drop dropped.
+tc_dropped() {
+	local n
+	fw tc -s filter show dev "$1" egress
+	n=$(sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' "$BOUNDED_OUT" | head -n 1)
+	if [ -z "$n" ]; then
+		bounded_output
+		fail "no drop count in tc -s filter show dev $1 egress"
+	fi
+	printf '%s\n' "$n"
+}
+
 # counters_snap TAG: COUNTERS[TAG.DEV.NAME] for both devices.
 counters_snap() {
 	local tag=$1 dev i
@@ -217,6 +266,13 @@ counters_snap() {
 			fi
 		done
 	done
+}
+
+# counter_at TAG DEV NAME: the counter in snapshot TAG.
+counter_at() {
+	local v=${COUNTERS[$1.$2.$3]:-}
+	[ -n "$v" ] || fail "no counter $3 of $2 in snapshot $1"
+	printf '%s\n' "$v"
 }
 
 counter_delta() {
