@@ -7,10 +7,10 @@
 #                   the controller CLI build/tools/mrcctl
 #   make install    copy what `make` built into the system (no download,
 #                   no rebuild; works inside offline guests)
-#   make check      on the host: the dissector's own test and the netlink
-#                   spec check; then build for the test kernel, boot it
-#                   under QEMU, install, run the kselftests (TAP, then
-#                   "N passed, N failed")
+#   make check      on the host: the dissector's own test, the netlink
+#                   spec check and perftest-pair's test; then build for
+#                   the test kernel, boot it under QEMU, install, run
+#                   the kselftests (TAP, then "N passed, N failed")
 #   make demo       boot a guest: two hosts and their devices, then a
 #                   plane failure under ib_write_bw (goodput, EV health)
 #   make stage      put the module into the test kernel's cached tree
@@ -69,6 +69,7 @@ check: deps
 	$(MAKE) provider selftests tools stage
 	$(TOP)/tools/wireshark/test/check.sh
 	$(TOP)/scripts/check-netlink-spec
+	$(TOP)/scripts/check-perftest-pair
 	$(TOP)/scripts/vm-run --timeout $(VM_TIMEOUT) -- \
 		$(TOP)/tools/testing/selftests/mrc/run_tests.sh
 
