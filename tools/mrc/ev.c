@@ -420,6 +420,21 @@ static void out_event_time(const struct timespec *ts)
 		out_title("[%lld.%09ld]", (long long)ts->tv_sec, ts->tv_nsec);
 }
 
+/* A CLOCK_REALTIME time: nanoseconds in JSON, "sec.ns" in text. */
+static void out_time_ns(const char *key, uint64_t ns)
+{
+	char buf[32];
+
+	if (opt_json) {
+		out_u64(key, ns);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%llu.%09llu",
+		 (unsigned long long)(ns / NSEC_PER_SEC),
+		 (unsigned long long)(ns % NSEC_PER_SEC));
+	out_str(key, buf);
+}
+
 int print_event(uint8_t cmd, const struct tb *t, void *arg)
 {
 	struct monitor *mon = arg;
@@ -446,6 +461,9 @@ int print_event(uint8_t cmd, const struct tb *t, void *arg)
 		OUT_U32(t, MRC_A_EV_EVENT_QPN, "qpn");
 		OUT_U32(t, MRC_A_EV_EVENT_EV_USABLE, "ev-usable");
 		OUT_U32(t, MRC_A_EV_EVENT_DROP_COUNT, "drop-count");
+		if (t->a[MRC_A_EV_EVENT_TIMESTAMP])
+			out_time_ns("timestamp",
+				    attr_u64(t->a[MRC_A_EV_EVENT_TIMESTAMP]));
 		out_obj_end();
 	} else if (cmd == MRC_CMD_PEER_STATUS_EVENT) {
 		out_obj_start();

@@ -8,6 +8,7 @@
  * device a request names, frames the messages and walks the dumps.
  */
 #include <linux/module.h>
+#include <linux/timekeeping.h>
 #include <linux/xarray.h>
 #include <net/genetlink.h>
 #include <rdma/ib_cache.h>
@@ -1442,6 +1443,8 @@ static void mrc_nl_ev_send(struct mrc_dev *dev, u64 id, const u8 *val,
 			   u8 len, u8 port, const struct mrc_ev_event *ev,
 			   s64 qpn)
 {
+	/* Called at the change: its time, on the clock captures use. */
+	u64 now = ktime_get_real_ns();
 	struct mrc_ctl *ctl = dev->ctl;
 	struct sk_buff *skb;
 	struct net *net;
@@ -1470,7 +1473,9 @@ static void mrc_nl_ev_send(struct mrc_dev *dev, u64 id, const u8 *val,
 	    nla_put_u32(skb, MRC_A_EV_EVENT_REASON, ev->reason) ||
 	    (qpn >= 0 && nla_put_u32(skb, MRC_A_EV_EVENT_QPN, qpn)) ||
 	    nla_put_u32(skb, MRC_A_EV_EVENT_DROP_COUNT, drops) ||
-	    nla_put_u32(skb, MRC_A_EV_EVENT_EV_USABLE, ev->usable))
+	    nla_put_u32(skb, MRC_A_EV_EVENT_EV_USABLE, ev->usable) ||
+	    nla_put_u64_64bit(skb, MRC_A_EV_EVENT_TIMESTAMP, now,
+			      MRC_A_EV_EVENT_PAD))
 		goto free;
 	genlmsg_end(skb, hdr);
 	genlmsg_multicast_netns(&mrc_nl_family, net, skb, 0, MRC_NLGRP_EV,

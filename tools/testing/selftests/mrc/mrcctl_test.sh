@@ -647,7 +647,9 @@ if part "evp life cycle and EVs" "$CMD_FMT_GET" "$CMD_FMT_SET" "$CMD_EVP_GET" \
 		wait_until "monitor subscribed" "$WAIT_TIMEOUT" \
 			file_has_line "$MRC_TMP/monitor.err" "mrcctl: monitoring ev"
 	fi
+	t_deny0=$(date +%s%N)
 	mc ev deny "$TEST_DEV" id "$EVP_ID" ev "$EV0" port 1
+	t_deny1=$(date +%s%N)
 	mj ev query "$TEST_DEV" id "$EVP_ID" ev "$EV0" port 1 ev "$EV1" port 1
 	assert_eq "query-state after deny" '["denied","good"]' \
 		"$(jqo '[.[].state]')"
@@ -675,6 +677,10 @@ if part "evp life cycle and EVs" "$CMD_FMT_GET" "$CMD_FMT_SET" "$CMD_EVP_GET" \
 				  reason: \"controller\"}")" \
 			"$(jq -cS '{event, "dev-name", "profile-id", value, port,
 				state, "prev-state", reason}' "$MRC_TMP/monitor.json")"
+		# The kernel's time of the change: while the deny ran.
+		assert_eq "the event's timestamp is within the deny command" true \
+			"$(jq --argjson a "$t_deny0" --argjson b "$t_deny1" \
+				'.timestamp >= $a and .timestamp <= $b' "$MRC_TMP/monitor.json")"
 		log "ok: monitor -j printed the deny"
 	fi
 	mc ev allow "$TEST_DEV" id "$EVP_ID" ev "$EV0" port 1
