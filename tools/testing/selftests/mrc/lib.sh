@@ -123,10 +123,22 @@ mrc_run_cleanups() {
 	MRC_CLEANUPS=()
 }
 
+# With MRC_SELFTEST_DUMP=1, a test ends by printing its scratch directory
+# (captures, outputs) as a base64 tar.gz between a line "MRC-DUMP-BEGIN"
+# and a line "MRC-DUMP-END": a guest's files are gone when it powers off
+# (scripts/selftest-undump LOG DIR unpacks it on the host).
+mrc_tmp_dump() {
+	[ -n "$MRC_TMP" ] || return 0
+	echo "MRC-DUMP-BEGIN"
+	tar -C "$MRC_TMP" -cz --exclude=sleep.fifo . | base64
+	echo "MRC-DUMP-END"
+}
+
 mrc_exit_trap() {
 	local rc=$?
 	set +e
 	mrc_run_cleanups
+	[ -n "${MRC_SELFTEST_DUMP:-}" ] && mrc_tmp_dump
 	[ -n "$MRC_TMP" ] && rm -rf "$MRC_TMP"
 	exit "$rc"
 }
