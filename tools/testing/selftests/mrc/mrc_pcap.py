@@ -6,21 +6,28 @@ Reads tcpdump's pcap files (Ethernet, or Linux cooked v1/v2 from -i any;
 v2 gives the interface index) and decodes the MRC headers the checks need
 (Documentation/mrc/wire-format.rst): BTH opcode, rtx and PSN, SETH PR,
 probe id and entropy, PETH probe id, ERTH/EETH op and port status.  Event
-files are `mrcctl -j -t monitor` output (one JSON object per line).  Each
+files are `mrcctl -j monitor` output (one JSON object per line; an
+ev-event's "timestamp" is the kernel's time of the change).  Each
 command prints "key value" lines for the shell to assert on.  Stdlib only.
 
   mrc_pcap.py sports --src IP FILE...
       sport N          every UDP source port of an MRC packet from IP
-  mrc_pcap.py cut --cap FILE --events FILE --src IP --port P
+  mrc_pcap.py cut --cap FILE --far FILE --events FILE --src IP --port P
                   --sports N,N... --value-base N
                   --t-cut0 NS --t-cut1 NS --t-up0 NS
-      The link-cut case: per EV of --sports, its condemnation after the
-      cut (ev-event), what it carried until its probe was answered after
-      the link came back, and the recovery figures.
+      The link-cut case: which packets of the EVs of --sports (captured
+      at IP's host, --cap) crossed the link (captured past it, --far);
+      per EV, its condemnation (ev-event, by its kernel timestamp), what
+      it carried until a probe on it was answered after the link came
+      back, and the recovery figures.
   mrc_pcap.py window --cap FILE --src IP --from NS --to NS
-                     [--sports N,N...] [--ifindex N]
+                     [--sports N,N...] [--ifindex N] [--settle N]
       count of data and probe packets from IP (on those EVs, or on that
       interface) captured inside (from, to), and after to: before/inside/after.
+      --settle N: the first N data packets from IP (on any EV) captured
+      after from count nowhere: the requester builds a batch of packets
+      under its lock and sends them after it, so up to one batch built
+      before a change made at from leaves after it.
   mrc_pcap.py ep --cap FILE --src IP --dst IP
       the endpoint packets between two hosts, one line each:
       "ep TIME_NS OPCODE OP PORT_STATUS ID".
@@ -224,127 +231,194 @@ def cmd_sports(a):
         put("sport", s)
 
 
-def cut_time(pkts, cut, after):
-    """The cut as the traffic met it: the first data packet sent on one of
-    the link's EVs after `after` whose PSN was resent on another EV (the
-    cut command takes up to a second under TCG, too coarse a reference)."""
-    resent = set()
-    first = {}
-    for p in pkts:
-        if not p.is_data() or p.t <= after:
+def pkt_key(p):
+    """What tells one packet from another on the wire: EV, opcode, PSN,
+    rtx and probe id (a probe's BTH PSN is its id too)."""
+    return (p.sport, p.op, p.psn, p.rtx, p.probe_id())
+
+
+def crossed(sent, arrived):
+    """Which packets of `sent` (captured where they left) show in
+    `arrived` (captured past the link), and when: each arrival is matched
+    to the earliest unmatched copy with its key sent before it.  Returns
+    {index into sent: arrival time}."""
+    pending = {}			# key -> indexes into sent, in time order
+    events_ = [(p.t, 0, i) for i, p in enumerate(sent)]
+    events_ += [(p.t, 1, i) for i, p in enumerate(arrived)]
+    out = {}
+    for t, kind, i in sorted(events_):
+        if kind == 0:
+            pending.setdefault(pkt_key(sent[i]), []).append(i)
             continue
-        if p.sport in cut:
-            first.setdefault(p.psn, p.t)
-        elif p.rtx and p.psn in first:
-            resent.add(p.psn)
-    return min((first[psn] for psn in resent), default=None)
+        q = pending.get(pkt_key(arrived[i]))
+        if q:
+            out[q.pop(0)] = t
+    return out
 
 
-def cmd_cut(a):
-    """The link-cut case of failover_test.sh; see its header."""
-    cut = set(num_list(a.sports))
-    pkts = [p for p in packets(a.cap) if p.src == a.src or p.dst == a.src]
-    t0 = cut_time(pkts, cut, a.t_cut0)
-    put("cut_seen", 0 if t0 is None else 1)
-    if t0 is None:
-        t0 = a.t_cut1
-
-    # Each EV of the link: when it was condemned for the cut (ASSUMED_BAD
-    # at t0 already, or the first condemnation after it), and whether a
-    # GOOD event came before the link returned.
-    drops = 0
-    spurious = 0
-    state = {}			# EV -> (state, since) from the events
-    bad_at = {}
-    good_before_up = 0
-    for e in events(a.events):
-        drops += e.get("drop-count", 0)
+def ev_timeline(evs, a, cut):
+    """Each EV of `cut`: its (time, state) changes by the kernel's
+    timestamp, oldest first."""
+    line = {s: [] for s in cut}
+    for e in sorted(evs, key=lambda e: e["timestamp"]):
         if e.get("port") != a.port or "qpn" not in e:
             continue
         sport = a.value_base + int(e["value"], 16)
-        t = e["time-ns"]
-        if sport in cut and sport not in bad_at and t > t0:
-            prev, since = state.get(sport, ("good", 0))
-            if prev == "assumed-bad":
-                bad_at[sport] = since
-        state[sport] = (e["state"], t)
-        if e["state"] == "assumed-bad" and t > t0:
-            if sport in cut:
-                bad_at.setdefault(sport, t)
-            elif t < a.t_up0:
-                spurious += 1
-        elif (e["state"] == "good" and sport in bad_at and
-              bad_at[sport] < t < a.t_up0):
-            good_before_up += 1
-    for sport in cut:
-        st, since = state.get(sport, ("good", 0))
-        if sport not in bad_at and st == "assumed-bad" and since <= t0:
+        if sport in line:
+            line[sport].append((e["timestamp"], e["state"]))
+    return line
+
+
+def state_at(changes, t):
+    """The state a timeline shows at t, and since when."""
+    st, since = "good", 0
+    for tc, s in changes:
+        if tc > t:
+            break
+        st, since = s, tc
+    return st, since
+
+
+def cmd_cut(a):
+    """The link-cut case of failover_test.sh; see its header.
+
+    Its references are taken from where the cut took effect, never from
+    when it was asked for (the `ip link set` itself takes up to seconds
+    under TCG): which packets of the cut link's EVs crossed it comes from
+    a capture past the link (--far), matched to h1's own (--cap); the
+    first packet that did not is where the cut took effect, the first
+    that did again after the link returned is where it ended.  EV state
+    changes are ordered by their kernel timestamps, on the clock the
+    captures use."""
+    cut = set(num_list(a.sports))
+    pkts = [p for p in packets(a.cap) if p.src == a.src or p.dst == a.src]
+    sent = [p for p in pkts if p.src == a.src and p.sport in cut and
+            (p.is_data() or p.op == cp.OP_PROBE)]
+    far = [p for p in packets(a.far) if p.src == a.src and p.sport in cut]
+    ok = crossed(sent, far)
+    lost = [p for i, p in enumerate(sent) if i not in ok and p.t >= a.t_cut0]
+    # The link is down once the cut's command has returned, and until the
+    # link's comes back; what a router on the way held meanwhile (waiting
+    # for its neighbour, say) crosses after it.  The cut took effect after
+    # the last packet that crossed before the command returned, at the
+    # first one sent after it that did not.
+    t_last = max((sent[i].t for i, t in ok.items() if t <= a.t_cut1),
+                 default=0)
+    t0 = min((p.t for i, p in enumerate(sent) if p.t > t_last and
+              p.t >= a.t_cut0 and ok.get(i, a.t_up0) >= a.t_up0),
+             default=None)
+    put("cut_seen", 0 if t0 is None else 1)
+    if t0 is None:
+        t0 = a.t_cut1
+    t_back = min((t for t in ok.values() if t >= a.t_up0), default=None)
+    put("crossed_while_down", sum(1 for t in ok.values()
+                                  if a.t_cut1 < t < a.t_up0))
+
+    evs = events(a.events)
+    put("drops", sum(e.get("drop-count", 0) for e in evs))
+    line = ev_timeline(evs, a, cut)
+    # Each EV of the link: ASSUMED_BAD when the link came back, since when.
+    bad_at = {}
+    for sport, changes in line.items():
+        st, since = state_at(changes, a.t_up0)
+        if st == "assumed-bad":
             bad_at[sport] = since
-    put("drops", drops)
     put("condemned", len(bad_at))
-    put("condemned_late", sum(1 for t in bad_at.values() if t >= a.t_up0))
-    put("good_before_up", good_before_up)
+    spurious = 0
+    for e in evs:
+        if (e.get("port") == a.port and "qpn" in e and
+                e["state"] == "assumed-bad" and t0 < e["timestamp"] < a.t_up0 and
+                a.value_base + int(e["value"], 16) not in cut):
+            spurious += 1
     put("spurious", spurious)
 
-    # Probe exchanges on them after their condemnation.
-    probe_ev = {}		# probe id -> EV it went on (the latest)
-    answered = {}		# EV of the link -> its first answer
-    answered_early = 0
+    # Probes on the link's EVs, whether they crossed, and their answers.
+    # (Before the cut was asked for the link was up: --far may start later.)
+    probe_ev = {}		# probe id -> (EV, crossed, when it did)
+    for i, p in enumerate(sent):
+        if p.op == cp.OP_PROBE and p.probe_id() is not None:
+            probe_ev[p.probe_id()] = (p.sport, i in ok or p.t < a.t_cut0,
+                                      ok.get(i, p.t))
+    answers = []		# (time, EV, crossed, when it did)
     for p in pkts:
-        if p.src == a.src and p.op == cp.OP_PROBE:
-            pid = p.probe_id()
-            if pid is not None:
-                probe_ev[pid] = p.sport
-        elif p.dst == a.src:
-            ans = p.probe_answer()
-            if ans is None:
-                continue
-            pid, entropy = ans
-            sport = probe_ev.get(pid)
-            if sport not in bad_at or p.t <= bad_at[sport]:
-                continue
-            if entropy != sport << cp.EV_SHIFT:
-                continue
-            if p.t < a.t_up0:
-                answered_early += 1
-            answered.setdefault(sport, p.t)
+        ans = p.probe_answer() if p.dst == a.src else None
+        if ans is None or ans[0] not in probe_ev:
+            continue
+        sport, went, t_cross = probe_ev[ans[0]]
+        if ans[1] == sport << cp.EV_SHIFT:
+            answers.append((p.t, sport, went, t_cross))
+    # A probe that never crossed the link cannot be answered.
+    put("answered_lost", sum(1 for _, _, went, _ in answers if not went))
+    # A GOOD while the link was down needs the answer of a probe that
+    # crossed before the cut, after the EV's previous condemnation.
+    good_unexplained = 0
+    for sport, changes in line.items():
+        prev_bad = 0
+        for tc, st in changes:
+            if st == "assumed-bad":
+                prev_bad = tc
+            elif (st == "good" and t0 <= tc < a.t_up0 and
+                  not any(s == sport and went and prev_bad <= ta <= tc
+                          for ta, s, went, _ in answers)):
+                good_unexplained += 1
+    put("good_unexplained", good_unexplained)
+    # Recovery: the first answer to a probe that crossed once the link was
+    # back, then GOOD.
+    answered = {}
+    for ta, sport, went, t_cross in sorted(answers):
+        if sport in bad_at and went and t_cross >= a.t_up0:
+            answered.setdefault(sport, ta)
     put("answered", len(answered))
-    put("answered_early", answered_early)
+    put("recovered", sum(1 for s, ta in answered.items()
+                         if any(st == "good" and tc >= ta
+                                for tc, st in line[s])))
 
-    # Data on them: none from condemnation to answer, some after; what went
-    # onto the link after t0 before that was lost, and resent elsewhere.
+    # Data on them: none from the first probe after their condemnation
+    # (what the requester sends after it deciding so) until that answer,
+    # some after it.  What was lost on the link was resent elsewhere.
+    first_probe = {}
+    for p in sent:
+        if (p.op == cp.OP_PROBE and p.sport in bad_at and
+                p.t > bad_at[p.sport]):
+            first_probe.setdefault(p.sport, p.t)
     data_while_bad = 0
     data_after = {}
-    last_on_link = t0
-    sent_on_link = {}		# PSN -> when, after t0, before condemnation
-    avoid = {}			# PSN -> its first resend on another EV
-    for p in pkts:
-        if p.src != a.src or not p.is_data() or p.t < t0:
+    for p in sent:
+        if not p.is_data():
             continue
-        if p.sport in cut:
-            bad = bad_at.get(p.sport)
-            ans = answered.get(p.sport)
-            if bad is not None and p.t > bad and (ans is None or p.t < ans):
-                data_while_bad += 1
-            elif ans is not None and p.t > ans:
-                data_after[p.sport] = data_after.get(p.sport, 0) + 1
-            else:
-                last_on_link = max(last_on_link, p.t)
-                sent_on_link.setdefault(p.psn, p.t)
-        elif p.rtx and p.psn in sent_on_link:
-            avoid.setdefault(p.psn, p.t)
+        fp = first_probe.get(p.sport)
+        ans = answered.get(p.sport)
+        if fp is not None and p.t > fp and (ans is None or p.t < ans):
+            data_while_bad += 1
+        elif ans is not None and p.t > ans:
+            data_after[p.sport] = data_after.get(p.sport, 0) + 1
     put("data_while_bad", data_while_bad)
     put("used_again", sum(1 for s in cut if data_after.get(s, 0) > 0))
-    put("lost_on_link", len(avoid))
+    lost_data = {}
+    for p in lost:
+        if p.is_data() and p.t < a.t_up0:
+            lost_data.setdefault(p.psn, p.t)
+    avoid = {}
+    for p in pkts:
+        if (p.src == a.src and p.is_data() and p.rtx and
+                p.sport not in cut and p.psn in lost_data and
+                p.t > lost_data[p.psn]):
+            avoid.setdefault(p.psn, p.t)
+    put("lost_on_link", len(lost_data))
+    put("lost_resent", len(avoid))
+    last_on_link = max((p.t for p in lost if p.is_data() and p.t < a.t_up0),
+                       default=t0)
     put("cut_cmd_us", (a.t_cut1 - a.t_cut0) // NSEC_PER_USEC)
 
     def since(t, ref):
-        return -1 if t is None or ref is None else (t - ref) // NSEC_PER_USEC
+        return -1 if t is None or ref is None else max(0, t - ref) // NSEC_PER_USEC
 
+    put("cut_effect_us", since(t0, a.t_cut0))
     put("loss_to_first_avoiding_us", since(min(avoid.values(), default=None), t0))
     put("loss_to_last_on_link_us", since(last_on_link, t0))
     put("loss_to_all_condemned_us",
         since(max(bad_at.values()) if len(bad_at) == len(cut) else None, t0))
+    put("up_to_back_us", since(t_back, a.t_up0))
     put("up_to_all_answered_us",
         since(max(answered.values()) if len(answered) == len(cut) else None,
               a.t_up0))
@@ -353,8 +427,13 @@ def cmd_cut(a):
 def cmd_window(a):
     sports = set(num_list(a.sports)) if a.sports else None
     counts = {"before": 0, "inside": 0, "after": 0}
-    for p in packets(a.cap):
+    settle = a.settle
+    for p in sorted(packets(a.cap), key=lambda p: p.t):
         if p.src != a.src or not (p.is_data() or p.op == cp.OP_PROBE):
+            continue
+        if settle and p.t > a.t_from and p.is_data():
+            # Built before the change, sent after it (see --settle).
+            settle -= 1
             continue
         if sports is not None and p.sport not in sports:
             continue
@@ -388,6 +467,7 @@ def make_parser():
     s.add_argument("files", nargs="+")
     s = sub.add_parser("cut")
     s.add_argument("--cap", required=True)
+    s.add_argument("--far", required=True)
     s.add_argument("--events", required=True)
     s.add_argument("--src", required=True)
     s.add_argument("--port", type=int, required=True)
@@ -403,6 +483,7 @@ def make_parser():
     s.add_argument("--to", dest="t_to", type=int, required=True)
     s.add_argument("--sports")
     s.add_argument("--ifindex", type=int)
+    s.add_argument("--settle", type=int, default=0)
     s = sub.add_parser("ep")
     s.add_argument("--cap", required=True)
     s.add_argument("--src", required=True)
