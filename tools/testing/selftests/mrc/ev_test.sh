@@ -71,7 +71,7 @@ RTO_MIN_US=200000
 BH_BITS=3
 BH_VALUE=5
 BH_SIZE=64		# one packet per write
-BH_ITERS=600
+BH_ITERS=1000000		# a bound: the test ends the transfer (stop file)
 BH_PSN=$((0x4a0000))
 BH_DELAY=10ms		# on eth1: paces the writes (one RTT each)
 BH_SECS=240
@@ -260,8 +260,10 @@ case_blackhole() {
 	cap_start bh_h1 "$XFER_NS_A" "$XFER_NETDEV"
 	counters_snap bh.0
 	log "    transfer starts (at $((SECONDS - START)) s)"
+	# Open-ended: it runs until the test has seen what it waits for.
+	rm -f "$MRC_TMP/bh.stop"
 	xfer_async bh "$BH_SECS" --size "$BH_SIZE" --iters "$BH_ITERS" \
-		--outstanding 1 --psn "$BH_PSN"
+		--outstanding 1 --psn "$BH_PSN" --stop-file "$MRC_TMP/bh.stop"
 
 	# Each blackholed EV loses its one packet, and its RTO condemns it.
 	base=$(counter_at bh.0 "$XFER_DEV_A" ev_assumed_bad)
@@ -284,7 +286,12 @@ case_blackhole() {
 	counters_snap bh.rec
 	log "    recovered (at $((SECONDS - START)) s," \
 		"$(counter_delta bh.lift bh.rec "$XFER_DEV_A" tx_data_pkts) data packets after the lift)"
-	expect_xfer "$BH_ITERS one-packet writes verified" bh \
+	# Twice round the EVs after that: each recovered EV carries data again.
+	base=$(counter_at bh.rec "$XFER_DEV_A" tx_data_pkts)
+	wait_until "$((2 * nevs)) data packets after the recovery" "$BH_WAIT_SECS" \
+		hwc_at_least "$XFER_DEV_A" tx_data_pkts $((base + 2 * nevs))
+	touch "$MRC_TMP/bh.stop"
+	expect_xfer "one-packet writes verified" bh \
 		$((BH_SECS + XFER_SLACK * 2))
 	counters_snap bh.2
 	caps_stop bh_h1
