@@ -75,6 +75,7 @@ struct mrc_bth {
 
 #define MRC_BTH_PADCNT_SHIFT		4
 #define MRC_BTH_PADCNT_MASK		0x30
+#define MRC_BTH_TVER_MASK		0x0f
 #define MRC_BTH_ACKREQ			BIT(7)
 #define MRC_BTH_RTX			BIT(5)
 #define MRC_BTH_TSH			BIT(4)
@@ -85,6 +86,10 @@ struct mrc_bth {
 /* Half the PSN space: a serial difference beyond it means "before". */
 #define MRC_PSN_HALF			BIT(MRC_PSN_BITS - 1)
 #define MRC_QPN_BITS			24
+
+/* BTH P_Key: the key, and the full-membership bit. */
+#define MRC_PKEY_KEY_MASK		0x7fff
+#define MRC_PKEY_FULL_MEMBER		0x8000
 
 static inline u32 mrc_get24(const u8 *p)
 {
@@ -272,6 +277,15 @@ static inline u32 mrc_ev_entropy(u16 sport, u16 flow)
 #define MRC_MAX_DATA_OVERHEAD	(MRC_IPV6_HLEN + MRC_UDP_HLEN + MRC_BTH_LEN + \
 				 MRC_METH_LEN + MRC_TSETH_LEN + MRC_RETH_LEN + \
 				 MRC_IMMDT_LEN + MRC_ICRC_LEN)
+
+/*
+ * What the receive path pulls into a packet's head: the UDP header, the
+ * BTH and the longest header stack after it (SETH + CC_STATE, EETH), so
+ * that every header is linear and the payload may stay in fragments.
+ */
+#define MRC_RECV_PULL_LEN	(MRC_UDP_HLEN + MRC_BTH_LEN + \
+				 max3(MRC_SETH_LEN + MRC_CC_STATE_LEN, \
+				      MRC_EETH_LEN, MRC_NETH_LEN))
 
 /* Length of the headers after BTH of a request packet. */
 static inline unsigned int mrc_req_hdr_len(u8 op, bool tsh)

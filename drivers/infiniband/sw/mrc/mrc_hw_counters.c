@@ -50,6 +50,13 @@ static const struct rdma_stat_desc mrc_counter_descs[MRC_NUM_COUNTERS] = {
 	[MRC_CNT_TX_ROUTE_ERRORS].name = "tx_route_errors",
 	[MRC_CNT_LINK_DOWNED].name = "link_downed",
 	[MRC_CNT_DROP_PORT_DISABLED].name = "drop_port_disabled",
+	[MRC_CNT_DROP_UNMATCHED_ACK].name = "drop_unmatched_ack",
+	[MRC_CNT_DROP_BAD_PKEY].name = "drop_bad_pkey",
+	[MRC_CNT_DROP_BAD_DEST].name = "drop_bad_dest",
+	[MRC_CNT_DROP_NOT_UNICAST].name = "drop_not_unicast",
+	[MRC_CNT_TX_NOMEM].name = "tx_nomem",
+	[MRC_CNT_RX_NOMEM].name = "rx_nomem",
+	[MRC_CNT_CQ_OVERFLOWS].name = "cq_overflows",
 	[MRC_CNT_EV_SKIP].name = "ev_skip",
 	[MRC_CNT_EV_ASSUMED_BAD].name = "ev_assumed_bad",
 	[MRC_CNT_EV_SKIP_EXPIRED].name = "ev_skip_expired",
@@ -67,6 +74,8 @@ static const struct rdma_stat_desc mrc_counter_descs[MRC_NUM_COUNTERS] = {
 	[MRC_CNT_EP_DROP_MALFORMED].name = "ep_drop_malformed",
 	[MRC_CNT_EP_DROP_UNKNOWN_GID].name = "ep_drop_unknown_gid",
 	[MRC_CNT_EP_DROP_UNMATCHED].name = "ep_drop_unmatched",
+	[MRC_CNT_EP_PORT_STATUS_NO_PEER].name = "ep_port_status_no_peer",
+	[MRC_CNT_EP_DROP_RATE].name = "ep_drop_rate",
 };
 
 void mrc_counter_inc(struct mrc_dev *dev, enum mrc_counter c)

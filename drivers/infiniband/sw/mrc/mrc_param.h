@@ -15,7 +15,11 @@
 #define MRC_DEFAULT_UDP_PORT		4791
 
 /* Identity reported by query_device. */
-#define MRC_VENDOR_ID			0	/* no IEEE OUI: software device */
+/*
+ * No IEEE OUI is ours: 0xffffff, the value rdma_rxe reports, says "a
+ * software device" to tools that reject 0 (rdma-core's pyverbs tests).
+ */
+#define MRC_VENDOR_ID			0xffffff
 #define MRC_VENDOR_PART_ID		0x4d52	/* "MR" */
 #define MRC_HW_VER			1
 #define MRC_FW_VER			1
@@ -79,6 +83,12 @@
 #define MRC_EV_SPORT_BASE		49152	/* EVs map into 49152-65535 */
 #define MRC_EV_SPORT_SPAN		16384
 #define MRC_DEFAULT_DUPTHRESH		3	/* (p) later PSNs before a resend */
+/*
+ * A SACK may name PSNs this far before the oldest unacked one and still be
+ * believed (a late copy of an older SACK): one largest window.  Anything
+ * older, or beyond what was sent, is stale or forged and changes nothing.
+ */
+#define MRC_ACK_STALE_PSNS		MRC_MPR_MAX_PSNS
 #define MRC_DEFAULT_RTO_MIN_US		1000	/* (p) RTO floor */
 #define MRC_RTO_INIT_US			10000	/* before any RTT sample */
 /*
@@ -175,6 +185,7 @@ extern unsigned int mrc_param_dscp_data;
 extern unsigned int mrc_param_dscp_retx;
 extern unsigned int mrc_param_dscp_control;
 extern unsigned int mrc_param_control_pkey;
+extern unsigned int mrc_param_ep_rate;
 extern unsigned int mrc_param_ev_event_rate;
 extern unsigned int mrc_param_ev_min_active;
 extern unsigned int mrc_param_ev_probe_rtos;
@@ -186,6 +197,12 @@ extern bool mrc_param_ev_loss_bad;
  * its responses.
  */
 #define MRC_EP_MAX_REQS			MRC_CTL_EP_MAX_REQS
+/*
+ * Endpoint requests a device answers per second at most (p): more than a
+ * controller's batches need (MRC_EP_MAX_REQS each), few enough that a
+ * flood of forged ones costs little CPU and reflects little.
+ */
+#define MRC_DEFAULT_EP_RATE		1000
 #define MRC_EP_MAX_TIMEOUT_NS		(60ULL * NSEC_PER_SEC)
 
 #endif /* MRC_PARAM_H */
