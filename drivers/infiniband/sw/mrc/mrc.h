@@ -6,6 +6,7 @@
 #ifndef MRC_H
 #define MRC_H
 
+#include <linux/hashtable.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
@@ -51,6 +52,21 @@ struct mrc_port {
 	bool admin_enabled;
 };
 
+/*
+ * A remote GID some QP of the device is connected to, and what it told us
+ * of itself (mrc_peer.c).  Found under RCU; nqps under dev->peer_lock.
+ */
+struct mrc_peer {
+	struct hlist_node node;
+	struct rcu_head rcu;
+	union ib_gid gid;
+	u32 nqps;			/* QPs connected to it */
+	/* Its ports reported down (Port Status Update), bit n: port n. */
+	u32 down_mask;
+};
+
+#define MRC_PEER_HASH_BITS	8
+
 struct mrc_dev {
 	struct ib_device ibdev;
 	struct ib_device_attr attr;
@@ -69,13 +85,21 @@ struct mrc_dev {
 	atomic_t obj_count[MRC_NUM_OBJ_TYPES];
 	atomic64_t counters[MRC_NUM_COUNTERS];
 
-	struct xarray qp_xa;		/* qpn -> struct mrc_qp */
+	struct xarray qp_xa;		/* qpn -> struct mrc_qp (lock: bh) */
 	u32 qpn_next;
 	struct xarray mr_xa;		/* key index -> struct mrc_mr */
-	u32 mr_index_next;
 
 	/* Controller state: profiles, defaults (mrc_profile.c). */
 	struct mrc_ctl *ctl;
+
+	/* The peers of its QPs (mrc_peer.c). */
+	spinlock_t peer_lock;
+	DECLARE_HASHTABLE(peers, MRC_PEER_HASH_BITS);
+
+	/* Endpoint requests answered in the current second (mrc_ep.c). */
+	spinlock_t ep_rate_lock;
+	unsigned long ep_rate_window;
+	u32 ep_rate_count;
 };
 
 struct mrc_ucontext {
@@ -91,15 +115,23 @@ struct mrc_ah {
 	struct rdma_ah_attr attr;
 };
 
+/* The pages of a ring, mapped contiguously (mrc_queue.c). */
+struct mrc_qmem {
+	void *addr;
+	struct page **pages;
+	unsigned int npages;
+};
+
 /* A memory region of the mmap space: what mrc_mmap() maps. */
 struct mrc_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
-	void *buf;
+	struct mrc_qmem mem;		/* owned from mrc_queue_expose() on */
 };
 
 /* A ring shared with userspace; layout in include/uapi/rdma/mrc-abi.h. */
 struct mrc_queue {
-	void *buf;			/* vmalloc_user() memory */
+	struct mrc_qmem mem;
+	void *buf;			/* mem.addr */
 	size_t size;			/* bytes, page aligned */
 	u32 num;			/* slots, a power of two */
 	u32 entry_size;			/* bytes per slot */
@@ -113,7 +145,8 @@ struct mrc_cq {
 	struct mrc_queue queue;
 	u32 prod;			/* the kernel's producer index */
 	u8 notify;			/* armed enum ib_cq_notify_flags */
-	bool overflow;
+	bool overflow;			/* in error: a completion was lost */
+	struct work_struct err_work;	/* moves its QPs to error */
 };
 
 enum mrc_mr_type {
@@ -132,7 +165,7 @@ struct mrc_mr {
 	u64 length;
 	int access;
 	u32 index;
-	struct rcu_head rcu;
+	struct rcu_work free_work;	/* after deregistration */
 };
 
 /* Path and peer of a connected QP, set on INIT -> RTR. */
@@ -224,6 +257,21 @@ enum mrc_rmsg_state {
 };
 
 /*
+ * The per-PSN and per-message state of a QP's windows, sized by them:
+ * allocated in process context before the transition that needs it
+ * (INIT -> RTR: the responder's, RTR -> RTS: the requester's), swapped in
+ * under dp.lock, freed in RESET and at destroy.  mrc_qp_win_*().
+ */
+struct mrc_qp_win {
+	struct mrc_txpkt *txpkts;
+	u32 tx_size;			/* a power of two */
+	unsigned long *rcv_bitmap;
+	struct mrc_rmsg *rmsgs;
+	u32 rcv_size;			/* a power of two, >= mpr */
+	u32 mpr;
+};
+
+/*
  * Data-path state.  Requester and responder halves share one lock, taken
  * with bottom halves disabled: the doorbell and modify_qp run in process
  * context, receive and timers in softirq.
@@ -235,7 +283,8 @@ struct mrc_qp_dp {
 	bool stopped;			/* destroy: no more work */
 
 	/* requester */
-	struct mrc_txpkt *txpkts;	/* MRC_MPR_MAX_PSNS, by PSN */
+	struct mrc_txpkt *txpkts;	/* tx_mask + 1, by PSN, from RTS on */
+	u32 tx_mask;
 	u8 *swqes;			/* sq.num copies of swqe_size */
 	u32 swqe_size;
 	u32 sq_fetch;			/* next SQ index to copy */
@@ -249,6 +298,15 @@ struct mrc_qp_dp {
 	u16 rqmsn_next;
 	u32 peer_mpr;			/* PSNs the responder accepts */
 	u32 wimm_inflight;
+	/*
+	 * The WR at SQ index fail_index failed (a bad WQE, an SGE it cannot
+	 * gather, a NAK) while WRs before it are still outstanding: nothing
+	 * of it or after it is sent, and it completes with fail_status, then
+	 * the QP goes to error, once those before it have completed.
+	 */
+	u32 fail_index;
+	u8 fail_status;			/* enum ib_wc_status */
+	bool fail_pending;
 	/* EVs: slot i of the QP's EV profile (or built-in set) is evs[i] */
 	struct mrc_path evs[MRC_MAX_EV_COUNT];
 	struct mrc_ev_slot ev_slots[MRC_MAX_EV_COUNT];
@@ -257,7 +315,6 @@ struct mrc_qp_dp {
 	u16 ev_min_active;
 	u16 ev_nskip;			/* slots in SKIP */
 	u16 ev_nbad;			/* slots in ASSUMED_BAD */
-	u32 peer_down;			/* ports the peer reported down, bit n */
 	struct timer_list ev_timer;	/* SKIP hold ends, EV probes due */
 	bool ev_due;			/* the EV timer expired */
 	/* bit (id % MRC_EV_PROBE_IDS): probe id was an EV probe */
@@ -273,10 +330,13 @@ struct mrc_qp_dp {
 	bool rto_late;			/* ... and it ran late (a stall) */
 	bool rto_graced;		/* a late expiry was forgiven */
 	bool ack_probe;			/* resend the last PSN for an ACK */
+	bool tx_nomem;			/* a packet could not be allocated */
 
 	/* responder */
-	unsigned long *rcv_bitmap;	/* MRC_MPR_MAX_PSNS bits, by PSN */
-	struct mrc_rmsg *rmsgs;		/* MRC_MPR_MAX_PSNS, by MSN */
+	/* rcv_mask + 1 (>= mpr) bits / entries, from RTR on */
+	unsigned long *rcv_bitmap;	/* by PSN */
+	struct mrc_rmsg *rmsgs;		/* by MSN */
+	u32 rcv_mask;
 	u32 mpr;			/* our window in PSNs */
 	u32 rcv_next;			/* cack_psn + 1 */
 	u32 rcv_high;			/* highest PSN arrived + 1 */
@@ -300,6 +360,14 @@ struct mrc_qp {
 	struct ib_qp ibqp;
 	struct mrc_dev *dev;
 
+	/*
+	 * Users found it in the device's qp_xa under the xarray's lock
+	 * (mrc_qp_lookup(), mrc_qp_next()) and hold a reference; destroy
+	 * takes it out of qp_xa and waits for the last one (released).
+	 */
+	refcount_t ref;
+	struct completion released;
+
 	/* Serialises modify_qp, query_qp and destroy (process context). */
 	struct mutex state_mutex;
 
@@ -322,6 +390,12 @@ struct mrc_qp {
 	struct mrc_ev_profile *ev_profile;
 	struct mrc_cc_profile *cc_profile;
 	bool profile_explicit;
+
+	/*
+	 * The entry of the peer of the path, from INIT -> RTR on (NULL in
+	 * RESET and INIT): written under dp.lock, freed through RCU.
+	 */
+	struct mrc_peer __rcu *peer;
 
 	struct mrc_qp_dp dp;
 };
@@ -408,6 +482,13 @@ unsigned int mrc_profile_qp_evs(struct mrc_qp *qp, struct mrc_path *evs,
 				unsigned long *denied, unsigned int max,
 				u32 *min_active);
 
+/* mrc_peer.c: the peers of a device's QPs */
+void mrc_peer_dev_init(struct mrc_dev *dev);
+void mrc_peer_dev_cleanup(struct mrc_dev *dev);
+struct mrc_peer *mrc_peer_lookup(struct mrc_dev *dev, const union ib_gid *gid);
+struct mrc_peer *mrc_peer_get(struct mrc_dev *dev, const union ib_gid *gid);
+void mrc_peer_put(struct mrc_dev *dev, struct mrc_peer *peer);
+
 /* mrc_ev.c: the per-QP EV state machine */
 void mrc_ev_qp_load(struct mrc_qp *qp);
 void mrc_ev_qp_reload(struct mrc_qp *qp);
@@ -415,8 +496,6 @@ u32 mrc_ev_qp_state(struct mrc_qp *qp, u32 slot);
 u32 mrc_ev_qp_usable(struct mrc_qp *qp);
 void mrc_ev_probe_ok(struct mrc_dev *dev, const union ib_gid *peer,
 		     const struct mrc_path *ev);
-void mrc_ev_peer_ports(struct mrc_dev *dev, const union ib_gid *peer,
-		       u32 down_mask);
 
 /* An EV state change, for mrc_nl_ev_event(). */
 struct mrc_ev_event {
@@ -522,6 +601,8 @@ void mrc_recv(struct sk_buff *skb);
 /* mrc_req.c */
 int mrc_req_init(struct mrc_qp *qp);
 void mrc_req_cleanup(struct mrc_qp *qp);
+int mrc_req_win_alloc(struct mrc_qp_win *w);
+void mrc_req_win_swap(struct mrc_qp *qp, struct mrc_qp_win *w);
 void mrc_req_start(struct mrc_qp *qp);
 void mrc_req_kick(struct mrc_qp *qp);
 void mrc_req_setup(struct mrc_qp *qp);
@@ -534,11 +615,13 @@ void mrc_comp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 		  struct sk_buff_head *txq);
 void mrc_comp_complete(struct mrc_qp *qp);
 void mrc_comp_fail(struct mrc_qp *qp, enum ib_wc_status status);
+void mrc_comp_fail_wr(struct mrc_qp *qp, u32 index, enum ib_wc_status status);
 
 /* mrc_resp.c */
-int mrc_resp_init(struct mrc_qp *qp);
-void mrc_resp_cleanup(struct mrc_qp *qp);
+int mrc_resp_win_alloc(struct mrc_qp_win *w);
+void mrc_resp_win_swap(struct mrc_qp *qp, struct mrc_qp_win *w);
 void mrc_resp_start(struct mrc_qp *qp);
+void mrc_qp_win_free(struct mrc_qp_win *w);
 void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 		  struct sk_buff_head *txq);
 void mrc_resp_probe(struct mrc_qp *qp, struct mrc_pkt *pkt,
@@ -549,7 +632,9 @@ void mrc_resp_unexpected(struct mrc_qp *qp, struct mrc_pkt *pkt,
 /* mrc_mr.c */
 struct mrc_mr *mrc_mr_lookup(struct mrc_dev *dev, u32 key);
 bool mrc_mr_covers(const struct mrc_mr *mr, u64 va, u64 len);
-void mrc_mr_copy(struct mrc_mr *mr, u64 va, void *buf, u32 len, bool to_mr);
+void mrc_mr_read(struct mrc_mr *mr, u64 va, void *buf, u32 len);
+void mrc_mr_copy_skb(struct mrc_mr *mr, u64 va, const struct sk_buff *skb,
+		     u32 off, u32 len);
 
 /* mrc_verbs.c */
 int mrc_register_device(struct mrc_dev *dev, const char *name);
@@ -571,6 +656,8 @@ struct ib_mr *mrc_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *mrc_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			      u64 iova, int access, struct ib_udata *udata);
 int mrc_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int mrc_mr_init(void);
+void mrc_mr_exit(void);
 
 /* mrc_cq.c */
 int mrc_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -594,6 +681,9 @@ int mrc_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int mrc_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
 void mrc_qp_error(struct mrc_qp *qp);
+struct mrc_qp *mrc_qp_lookup(struct mrc_dev *dev, u32 qpn);
+struct mrc_qp *mrc_qp_next(struct mrc_dev *dev, unsigned long *index);
+void mrc_qp_put(struct mrc_qp *qp);
 u32 mrc_queue_pending(struct mrc_queue *q, u32 cons);
 void mrc_qp_post_cqe(struct mrc_qp *qp, bool send, struct mrc_cqe *cqe);
 

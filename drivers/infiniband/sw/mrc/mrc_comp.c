@@ -21,6 +21,30 @@ static bool mrc_psn_inflight(struct mrc_qp_dp *dp, u32 psn)
 	       ((dp->psn_next - dp->una) & MRC_PSN_MASK);
 }
 
+/*
+ * @psn is one this QP sent: in flight, or cumulatively acked at most
+ * MRC_ACK_STALE_PSNS before una (a late copy of an older SACK names
+ * those).  psn_next - 1 always counts: before anything is sent it is the
+ * cack_psn the responder starts from.
+ */
+static bool mrc_psn_sent(struct mrc_qp_dp *dp, u32 psn)
+{
+	return ((dp->psn_next - 1 - psn) & MRC_PSN_MASK) <
+	       ((dp->psn_next - dp->una) & MRC_PSN_MASK) + MRC_ACK_STALE_PSNS;
+}
+
+/* @id is the id of one of the last MRC_EV_PROBE_IDS probes we sent. */
+static bool mrc_probe_id_ok(struct mrc_qp_dp *dp, u16 id)
+{
+	return (u16)(dp->probe_id - id) < MRC_EV_PROBE_IDS;
+}
+
+/* A control packet that names nothing this QP has outstanding. */
+static void mrc_comp_unmatched(struct mrc_qp *qp)
+{
+	mrc_counter_inc(qp->dev, MRC_CNT_DROP_UNMATCHED_ACK);
+}
+
 /* MSN a <= b in 24-bit serial arithmetic. */
 static bool mrc_msn_le(u32 a, u32 b)
 {
@@ -41,7 +65,10 @@ static void mrc_comp_post(struct mrc_qp *qp, struct mrc_swqe *sw,
 	mrc_qp_post_cqe(qp, true, &cqe);
 }
 
-/* Complete, in order, the WRs that are delivered and acknowledged. */
+/*
+ * Complete, in order, the WRs that are delivered and acknowledged; the one
+ * that failed (fail_pending) once it is the oldest, and then the QP.
+ */
 void mrc_comp_complete(struct mrc_qp *qp)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
@@ -49,12 +76,23 @@ void mrc_comp_complete(struct mrc_qp *qp)
 	struct mrc_swqe *sw;
 	u32 last_psn;
 
-	while (qp->sq_cons != dp->seg_index) {
+	for (;;) {
+		if (dp->fail_pending && qp->sq_cons == dp->fail_index) {
+			sw = mrc_swqe(qp, qp->sq_cons);
+			dp->fail_pending = false;
+			qp->sq_cons++;
+			mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
+			mrc_comp_post(qp, sw, dp->fail_status);
+			mrc_qp_error(qp);
+			return;
+		}
+		if (qp->sq_cons == dp->seg_index)
+			return;
 		sw = mrc_swqe(qp, qp->sq_cons);
 		last_psn = (sw->first_psn + sw->npkts - 1) & MRC_PSN_MASK;
 		if (mrc_psn_inflight(dp, last_psn) ||
 		    !mrc_msn_le(sw->msn, dp->acked_msn))
-			break;
+			return;
 		if (sw->opcode == MRC_WQE_RDMA_WRITE_WITH_IMM)
 			dp->wimm_inflight--;
 		/*
@@ -106,10 +144,34 @@ void mrc_comp_fail(struct mrc_qp *qp, enum ib_wc_status status)
 	mrc_qp_error(qp);
 }
 
+/**
+ * mrc_comp_fail_wr - the WR at SQ index @index failed
+ * @qp: the QP, dp.lock held
+ * @index: its SQ index (fetched: below dp.sq_fetch)
+ * @status: its completion status
+ *
+ * The WRs before it complete as they would; it completes with @status
+ * once it is the oldest, and the QP then goes to error.  An earlier
+ * failure stands.
+ */
+void mrc_comp_fail_wr(struct mrc_qp *qp, u32 index, enum ib_wc_status status)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+
+	if (qp->state == IB_QPS_ERR ||
+	    (dp->fail_pending &&
+	     dp->fail_index - qp->sq_cons <= index - qp->sq_cons))
+		return;
+	dp->fail_pending = true;
+	dp->fail_index = index;
+	dp->fail_status = status;
+	mrc_comp_complete(qp);
+}
+
 /* Mark @psn delivered. */
 static void mrc_comp_sacked(struct mrc_qp_dp *dp, u32 psn)
 {
-	struct mrc_txpkt *tp = &dp->txpkts[psn % MRC_MPR_MAX_PSNS];
+	struct mrc_txpkt *tp = &dp->txpkts[psn & dp->tx_mask];
 
 	if (tp->flags & MRC_TXPKT_RESEND)
 		dp->nresend--;
@@ -150,7 +212,7 @@ static void mrc_comp_detect_loss(struct mrc_qp *qp)
 		return;
 	n -= mrc_param_dupthresh;
 	for (psn = dp->una; n--; psn = (psn + 1) & MRC_PSN_MASK) {
-		struct mrc_txpkt *tp = &dp->txpkts[psn % MRC_MPR_MAX_PSNS];
+		struct mrc_txpkt *tp = &dp->txpkts[psn & dp->tx_mask];
 
 		if (tp->flags & (MRC_TXPKT_SACKED | MRC_TXPKT_RESEND))
 			continue;
@@ -170,19 +232,14 @@ static void mrc_comp_detect_loss(struct mrc_qp *qp)
  * path (M=ALWAYS_SKIP).
  */
 static void mrc_comp_sack_ev(struct mrc_qp *qp, struct mrc_seth *seth,
-			     u32 cack)
+			     u32 hint)
 {
 	u16 flags = ntohs(seth->flags);
 	u32 m = (flags & MRC_SETH_M_MASK) >> MRC_SETH_M_SHIFT;
 	u32 entropy = ntohl(seth->entropy);
-	u32 trigger, hint = MRC_EV_NONE;
 
-	if (flags & MRC_SETH_PR) {
+	if (flags & MRC_SETH_PR)
 		mrc_ev_probe_answer(qp, ntohs(seth->ack_psn_off), entropy);
-	} else {
-		trigger = (cack + (s16)ntohs(seth->ack_psn_off)) & MRC_PSN_MASK;
-		hint = qp->dp.txpkts[trigger % MRC_MPR_MAX_PSNS].ev;
-	}
 	if (m == MRC_SACK_M_SKIP_ONCE)
 		mrc_ev_echo(qp, entropy, hint, MRC_EV_STATE_SKIP,
 			    MRC_EV_REASON_ECN);
@@ -200,14 +257,39 @@ static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 	u32 next_una = (cack + 1) & MRC_PSN_MASK;
 	u64 bitmap = be64_to_cpu(seth->bitmap);
 	u32 base = (cack + (s16)ntohs(seth->sack_off)) & MRC_PSN_MASK;
+	bool pr = ntohs(seth->flags) & MRC_SETH_PR;
+	u32 trigger, hint = MRC_EV_NONE;
 	int i;
 
+	/*
+	 * Nothing in it counts unless it names what we sent: its cack_psn,
+	 * and the PSN that triggered it (or, for a probe's answer, a probe
+	 * id of ours).  Then the EV it echoes, the window, the RTT.
+	 */
+	if (!mrc_psn_sent(dp, cack)) {
+		mrc_comp_unmatched(qp);
+		return;
+	}
+	if (pr) {
+		if (!mrc_probe_id_ok(dp, ntohs(seth->ack_psn_off))) {
+			mrc_comp_unmatched(qp);
+			return;
+		}
+	} else {
+		trigger = (cack + (s16)ntohs(seth->ack_psn_off)) & MRC_PSN_MASK;
+		if (!mrc_psn_sent(dp, trigger)) {
+			mrc_comp_unmatched(qp);
+			return;
+		}
+		hint = dp->txpkts[trigger & dp->tx_mask].ev;
+	}
 	mrc_counter_inc(qp->dev, MRC_CNT_SACKS_RCVD);
-	if (ntohs(seth->flags) & MRC_SETH_PR)
+	if (pr)
 		mrc_counter_inc(qp->dev, MRC_CNT_PROBE_SACKS_RCVD);
-	mrc_comp_sack_ev(qp, seth, cack);
+	mrc_comp_sack_ev(qp, seth, hint);
 	if (seth->mpr)
-		dp->peer_mpr = seth->mpr * MRC_MPR_UNIT_PSNS;
+		dp->peer_mpr = min_t(u32, seth->mpr, MRC_MPR_MAX_UNITS) *
+			       MRC_MPR_UNIT_PSNS;
 
 	if (mrc_psn_inflight(dp, cack)) {
 		while (dp->una != next_una) {
@@ -228,6 +310,28 @@ static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 	mrc_comp_detect_loss(qp);
 }
 
+/*
+ * The responder executed every message up to @msn: their PSNs all arrived,
+ * as a cumulative SACK through the last of them would say.
+ */
+static void mrc_comp_executed(struct mrc_qp *qp, u32 msn)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	struct mrc_swqe *sw;
+	u32 i, last_psn;
+
+	for (i = qp->sq_cons; i != dp->seg_index; i++) {
+		sw = mrc_swqe(qp, i);
+		if (!mrc_msn_le(sw->msn, msn))
+			break;
+		last_psn = (sw->first_psn + sw->npkts - 1) & MRC_PSN_MASK;
+		while (mrc_psn_inflight(dp, last_psn)) {
+			mrc_comp_sacked(dp, dp->una);
+			dp->una = (dp->una + 1) & MRC_PSN_MASK;
+		}
+	}
+}
+
 static void mrc_comp_ack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
@@ -238,25 +342,37 @@ static void mrc_comp_ack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 	u32 failed;
 
 	if ((syndrome & MRC_AETH_TYPE_MASK) == MRC_AETH_TYPE_NAK) {
-		mrc_counter_inc(qp->dev, MRC_CNT_NAKS_RCVD);
 		/*
 		 * Messages up to msn executed; the next one failed.  A NAK
-		 * for a message not outstanding is stale or forged: ignored.
+		 * for a message not outstanding is stale or forged: dropped.
 		 */
 		failed = (msn + 1) & MRC_AETH_MSN_MASK;
 		if (!mrc_msn_le(failed, (dp->msn_next - 1) & MRC_AETH_MSN_MASK) ||
-		    mrc_msn_le(failed, dp->acked_msn))
+		    mrc_msn_le(failed, dp->acked_msn)) {
+			mrc_comp_unmatched(qp);
 			return;
+		}
+		mrc_counter_inc(qp->dev, MRC_CNT_NAKS_RCVD);
 		if (mrc_msn_le(dp->acked_msn, msn))
 			dp->acked_msn = msn;
+		/*
+		 * The NAK may overtake the SACKs of the executed messages:
+		 * executed, they were delivered, so their WRs complete
+		 * successfully, and only the failed one fails.
+		 */
+		mrc_comp_executed(qp, msn);
 		mrc_comp_complete(qp);
 		mrc_comp_fail(qp, syndrome == MRC_AETH_NAK_REM_ACCESS ?
 			      IB_WC_REM_ACCESS_ERR : IB_WC_REM_OP_ERR);
 		return;
 	}
+	/* An ACK for messages never sent is forged. */
+	if (!mrc_msn_le(msn, (dp->msn_next - 1) & MRC_AETH_MSN_MASK)) {
+		mrc_comp_unmatched(qp);
+		return;
+	}
 	mrc_counter_inc(qp->dev, MRC_CNT_ACKS_RCVD);
-	if (msn != dp->acked_msn && mrc_msn_le(dp->acked_msn, msn) &&
-	    mrc_msn_le(msn, (dp->msn_next - 1) & MRC_AETH_MSN_MASK)) {
+	if (msn != dp->acked_msn && mrc_msn_le(dp->acked_msn, msn)) {
 		dp->acked_msn = msn;
 		/* Progress, as a cumulative SACK is. */
 		dp->retries = 0;
@@ -269,9 +385,19 @@ static void mrc_comp_nack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 	struct mrc_qp_dp *dp = &qp->dp;
 	struct mrc_neth *neth = (struct mrc_neth *)pkt->hdr;
 	u32 psn = mrc_get24(neth->nack_psn);
-	struct mrc_txpkt *tp = &dp->txpkts[psn % MRC_MPR_MAX_PSNS];
+	struct mrc_txpkt *tp = &dp->txpkts[psn & dp->tx_mask];
 
+	/*
+	 * Whatever its reason, a NACK is about a PSN in flight; one about a
+	 * PSN acked since is late, and changes nothing.
+	 */
+	if (!mrc_psn_sent(dp, psn)) {
+		mrc_comp_unmatched(qp);
+		return;
+	}
 	mrc_counter_inc(qp->dev, MRC_CNT_NACKS_RCVD);
+	if (!mrc_psn_inflight(dp, psn))
+		return;
 	switch (neth->reason) {
 	case MRC_NACK_UNEXP_EVENT:
 		mrc_counter_inc(qp->dev, MRC_CNT_NACK_UNEXP_EVENT);
@@ -301,8 +427,7 @@ static void mrc_comp_nack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 		mrc_counter_inc(qp->dev, MRC_CNT_NACK_OTHER);
 		break;
 	}
-	if (mrc_psn_inflight(dp, psn) &&
-	    !(tp->flags & (MRC_TXPKT_SACKED | MRC_TXPKT_RESEND))) {
+	if (!(tp->flags & (MRC_TXPKT_SACKED | MRC_TXPKT_RESEND))) {
 		tp->flags |= MRC_TXPKT_RESEND;
 		dp->nresend++;
 	}

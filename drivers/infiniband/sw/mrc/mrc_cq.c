@@ -17,6 +17,46 @@ static u32 mrc_cq_used(struct mrc_cq *cq)
 	return min(used, cq->queue.num);
 }
 
+/*
+ * The QPs of a CQ that overflowed go to error, as IB requires: from a
+ * work item, since the posting QP's lock is held where it overflows and
+ * the others' locks cannot be taken there.
+ */
+static void mrc_cq_err_work(struct work_struct *work)
+{
+	struct mrc_cq *cq = container_of(work, struct mrc_cq, err_work);
+	struct mrc_dev *dev = to_mdev(cq->ibcq.device);
+	unsigned long index = 0;
+	struct mrc_qp *qp;
+
+	while ((qp = mrc_qp_next(dev, &index))) {
+		if (qp->ibqp.send_cq == &cq->ibcq ||
+		    qp->ibqp.recv_cq == &cq->ibcq) {
+			spin_lock_bh(&qp->dp.lock);
+			if (!qp->dp.stopped && qp->state != IB_QPS_RESET)
+				mrc_qp_error(qp);
+			spin_unlock_bh(&qp->dp.lock);
+		}
+		mrc_qp_put(qp);
+	}
+}
+
+/* The first completion that found the ring full: tell the consumer. */
+static void mrc_cq_overflowed(struct mrc_cq *cq)
+{
+	mrc_counter_inc(to_mdev(cq->ibcq.device), MRC_CNT_CQ_OVERFLOWS);
+	if (cq->ibcq.event_handler) {
+		struct ib_event ev = {
+			.device = cq->ibcq.device,
+			.element.cq = &cq->ibcq,
+			.event = IB_EVENT_CQ_ERR,
+		};
+
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+	}
+	schedule_work(&cq->err_work);
+}
+
 static int mrc_cq_check_size(struct mrc_dev *dev, int cqe)
 {
 	if (cqe < 1 || cqe > dev->attr.max_cqe)
@@ -48,6 +88,7 @@ int mrc_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return err;
 
 	spin_lock_init(&cq->lock);
+	INIT_WORK(&cq->err_work, mrc_cq_err_work);
 	/* One slot more than asked: a full ring still holds cqe entries. */
 	err = mrc_queue_init(&cq->queue, attr->cqe + 1, sizeof(struct mrc_cqe));
 	if (err)
@@ -74,6 +115,8 @@ int mrc_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct mrc_cq *cq = to_mcq(ibcq);
 
+	/* No QP uses it any more: nothing can post and overflow it. */
+	cancel_work_sync(&cq->err_work);
 	mrc_queue_cleanup(&cq->queue);
 	mrc_obj_put(to_mdev(ibcq->device), MRC_OBJ_CQ);
 	return 0;
@@ -166,8 +209,9 @@ int mrc_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
  * @cqe: the completion
  * @solicited: whether it satisfies a solicited-only arm
  *
- * Any context.  Returns -EOVERFLOW (and reports IB_EVENT_CQ_ERR) when the
- * ring is full.
+ * Any context.  Returns -EOVERFLOW when the ring is full: the completion
+ * is lost, the CQ stays in error (reported once, IB_EVENT_CQ_ERR) and its
+ * QPs go to error.
  */
 int mrc_cq_post(struct mrc_cq *cq, const struct mrc_cqe *cqe, bool solicited)
 {
@@ -180,15 +224,8 @@ int mrc_cq_post(struct mrc_cq *cq, const struct mrc_cqe *cqe, bool solicited)
 
 		cq->overflow = true;
 		spin_unlock_irqrestore(&cq->lock, flags);
-		if (first && cq->ibcq.event_handler) {
-			struct ib_event ev = {
-				.device = cq->ibcq.device,
-				.element.cq = &cq->ibcq,
-				.event = IB_EVENT_CQ_ERR,
-			};
-
-			cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
-		}
+		if (first)
+			mrc_cq_overflowed(cq);
 		return -EOVERFLOW;
 	}
 

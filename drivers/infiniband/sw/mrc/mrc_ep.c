@@ -34,12 +34,11 @@
 #include "mrc.h"
 #include "mrc_hdr.h"
 
-#define MRC_BTH_TVER_MASK	0x0f
-
 /* A batch in flight: at most one per device, found by device index. */
 struct mrc_ep_batch {
 	struct mrc_ep_req *reqs;	/* the caller's; outcomes written here */
 	u64 *sent_ns;			/* when each request left */
+	u16 *sent_ts;			/* ... and its ERTH timestamp */
 	unsigned int n;
 	unsigned int nanswered;
 	u8 op;				/* enum mrc_ep_wire_op */
@@ -263,24 +262,75 @@ static void mrc_ep_reply(struct mrc_pkt *pkt, const union ib_gid *src,
 	dev_queue_xmit(skb);
 }
 
+/*
+ * Whether the device may answer one more request now: at most ep_rate a
+ * second, so that a flood of requests costs a bounded share of the CPU
+ * and reflects a bounded number of packets.
+ */
+static bool mrc_ep_rate_ok(struct mrc_dev *dev)
+{
+	bool ok;
+
+	spin_lock(&dev->ep_rate_lock);
+	if (time_after_eq(jiffies, dev->ep_rate_window + HZ)) {
+		dev->ep_rate_window = jiffies;
+		dev->ep_rate_count = 0;
+	}
+	ok = dev->ep_rate_count < READ_ONCE(mrc_param_ep_rate);
+	dev->ep_rate_count += ok;
+	spin_unlock(&dev->ep_rate_lock);
+	return ok;
+}
+
+/*
+ * A Port Status Update from @src, which came in on our port @port: its
+ * ports in @mask are down.  Planes are numbered alike on both ends, so it
+ * names ports we have (else it is malformed: false), and its port @port
+ * is up whatever it says: it just sent on it.  Applied to the peer's entry
+ * if a QP of the device is connected to @src (every QP towards it reads
+ * it); with none there is nothing to apply it to.
+ */
+static bool mrc_ep_port_status(struct mrc_dev *dev, u32 port,
+			       const union ib_gid *src, u32 mask)
+{
+	struct mrc_peer *peer;
+
+	if (mask & ~GENMASK(dev->nports, 1))
+		return false;
+	mrc_counter_inc(dev, MRC_CNT_EP_PORT_STATUS_RCVD);
+	rcu_read_lock();
+	peer = mrc_peer_lookup(dev, src);
+	if (peer)
+		WRITE_ONCE(peer->down_mask, mask & ~BIT(port));
+	rcu_read_unlock();
+	if (!peer)
+		mrc_counter_inc(dev, MRC_CNT_EP_PORT_STATUS_NO_PEER);
+	/* The controller hears what the peer said. */
+	mrc_nl_peer_status(dev, port, src, mask);
+	return true;
+}
+
 static void mrc_ep_rcv_req(struct mrc_pkt *pkt, const union ib_gid *src,
 			   const union ib_gid *dst, u64 t_arrival)
 {
 	const struct mrc_erth *erth = (const struct mrc_erth *)pkt->hdr;
 	struct mrc_dev *dev = pkt->dev;
-	u32 mask;
 
+	if (!mrc_ep_rate_ok(dev)) {
+		mrc_counter_inc(dev, MRC_CNT_EP_DROP_RATE);
+		return;
+	}
 	if (!mrc_ep_gid_unicast(src) || !mrc_ep_gid_ours(dev, pkt->port, dst)) {
 		mrc_counter_inc(dev, MRC_CNT_EP_DROP_UNKNOWN_GID);
 		return;
 	}
-	mrc_counter_inc(dev, MRC_CNT_EP_REQS_RCVD);
-	if ((erth->op & MRC_EP_OP_MASK) == MRC_EP_WIRE_PORT_STATUS) {
-		mask = ntohl(erth->port_status);
-		mrc_counter_inc(dev, MRC_CNT_EP_PORT_STATUS_RCVD);
-		mrc_ev_peer_ports(dev, src, mask);
-		mrc_nl_peer_status(dev, pkt->port, src, mask);
+	if ((erth->op & MRC_EP_OP_MASK) == MRC_EP_WIRE_PORT_STATUS &&
+	    !mrc_ep_port_status(dev, pkt->port, src,
+				ntohl(erth->port_status))) {
+		mrc_counter_inc(dev, MRC_CNT_EP_DROP_MALFORMED);
+		return;
 	}
+	mrc_counter_inc(dev, MRC_CNT_EP_REQS_RCVD);
 	mrc_ep_reply(pkt, src, dst, t_arrival);
 }
 
@@ -305,9 +355,19 @@ static bool mrc_ep_rcv_rsp(struct mrc_pkt *pkt, const union ib_gid *src,
 		if (req->id == id)
 			break;
 	}
+	/*
+	 * The answer to a request of ours: its id, between its addresses,
+	 * back on its EV, echoing its EV, timestamp and port status.
+	 */
 	if (i == b->n || req->answered ||
 	    memcmp(src, &req->dgid, sizeof(*src)) ||
-	    memcmp(dst, &req->sgid, sizeof(*dst)))
+	    memcmp(dst, &req->sgid, sizeof(*dst)) ||
+	    pkt->sport != req->ev.sport || pkt->flow != req->ev.flow ||
+	    ntohl(eeth->entropy) != mrc_ev_entropy(req->ev.sport,
+						   req->ev.flow) ||
+	    ntohs(eeth->req_ts) != b->sent_ts[i] ||
+	    ntohl(eeth->port_status) != (b->op == MRC_EP_WIRE_PORT_STATUS ?
+					 req->port_status : 0))
 		goto out;
 
 	rtt = t_arrival - b->sent_ns[i];
@@ -514,7 +574,8 @@ int mrc_ep_batch(struct mrc_dev *dev, u32 op_type, u8 dscp, u64 timeout_ns,
 		goto out_free;
 	}
 	b->sent_ns = kcalloc(n, sizeof(*b->sent_ns), GFP_KERNEL);
-	if (!b->sent_ns) {
+	b->sent_ts = kcalloc(n, sizeof(*b->sent_ts), GFP_KERNEL);
+	if (!b->sent_ns || !b->sent_ts) {
 		err = -ENOMEM;
 		goto out_free;
 	}
@@ -548,11 +609,12 @@ int mrc_ep_batch(struct mrc_dev *dev, u32 op_type, u8 dscp, u64 timeout_ns,
 		addr.net_type = mrc_gid_is_v4(&reqs[i].sgid) ?
 				RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
 		erth = (struct mrc_erth *)(skbs[i]->data + MRC_BTH_LEN);
-		erth->tx_ts = htons(mrc_ep_now_ts());
 		/* Ordered before the xmit, and so before its response. */
 		xa_lock_bh(&mrc_ep_batches);
+		b->sent_ts[i] = mrc_ep_now_ts();
 		b->sent_ns[i] = ktime_get_ns();
 		xa_unlock_bh(&mrc_ep_batches);
+		erth->tx_ts = htons(b->sent_ts[i]);
 		mrc_counter_inc(dev, MRC_CNT_EP_REQS_SENT);
 		local_bh_disable();
 		mrc_net_xmit_addr(dev, &addr, skbs[i], &reqs[i].ev, dscp, false);
@@ -587,8 +649,10 @@ out_skbs:
 	for (i = 0; i < n; i++)
 		kfree_skb(skbs[i]);
 out_free:
-	if (b)
+	if (b) {
 		kfree(b->sent_ns);
+		kfree(b->sent_ts);
+	}
 	kfree(b);
 	kfree(skbs);
 	return err;

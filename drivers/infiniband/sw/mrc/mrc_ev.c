@@ -59,9 +59,23 @@ static bool mrc_ev_path_eq(const struct mrc_path *a, const struct mrc_path *b)
 }
 
 /* The EV's port is up here and not reported down by the peer. */
+/* Ports the QP's peer reported down (its entry is read locklessly). */
+static u32 mrc_ev_peer_down(struct mrc_qp *qp)
+{
+	struct mrc_peer *peer;
+	u32 down = 0;
+
+	rcu_read_lock();
+	peer = rcu_dereference(qp->peer);
+	if (peer)
+		down = READ_ONCE(peer->down_mask);
+	rcu_read_unlock();
+	return down;
+}
+
 static bool mrc_ev_port_ok(struct mrc_qp *qp, u32 port)
 {
-	if (port >= MRC_EV_PORT_BITS || (qp->dp.peer_down & BIT(port)))
+	if (port >= MRC_EV_PORT_BITS || (mrc_ev_peer_down(qp) & BIT(port)))
 		return false;
 	return mrc_port_active(qp->dev, port);
 }
@@ -546,7 +560,6 @@ void mrc_ev_qp_load(struct mrc_qp *qp)
 	dp->ev_next = 0;
 	dp->ev_nskip = 0;
 	dp->ev_nbad = 0;
-	dp->peer_down = 0;
 	dp->ev_due = false;
 	bitmap_zero(dp->ev_probe_ids, MRC_EV_PROBE_IDS);
 }
@@ -648,7 +661,7 @@ u32 mrc_ev_qp_usable(struct mrc_qp *qp)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
 	u32 i, n = 0, nevs = min_t(u32, READ_ONCE(dp->nevs), MRC_MAX_EV_COUNT);
-	u32 down = READ_ONCE(dp->peer_down);
+	u32 down = mrc_ev_peer_down(qp);
 
 	for (i = 0; i < nevs; i++) {
 		u8 state = READ_ONCE(dp->ev_slots[i].state);
@@ -683,12 +696,11 @@ static bool mrc_ev_qp_peer(struct mrc_qp *qp, const union ib_gid *peer)
 void mrc_ev_probe_ok(struct mrc_dev *dev, const union ib_gid *peer,
 		     const struct mrc_path *ev)
 {
+	unsigned long index = 0;
 	struct mrc_qp *qp;
-	unsigned long idx;
 	u32 i;
 
-	rcu_read_lock();
-	xa_for_each(&dev->qp_xa, idx, qp) {
+	while ((qp = mrc_qp_next(dev, &index))) {
 		spin_lock_bh(&qp->dp.lock);
 		if (mrc_ev_qp_peer(qp, peer)) {
 			for (i = 0; i < qp->dp.nevs; i++)
@@ -699,35 +711,6 @@ void mrc_ev_probe_ok(struct mrc_dev *dev, const union ib_gid *peer,
 						   MRC_EV_REASON_PROBE);
 		}
 		spin_unlock_bh(&qp->dp.lock);
+		mrc_qp_put(qp);
 	}
-	rcu_read_unlock();
-}
-
-/**
- * mrc_ev_peer_ports - @peer says its ports in @down_mask are down
- * @dev: the device
- * @peer: the peer's GID
- * @down_mask: bit n set: the peer's port n is down (bit 0 unused)
- *
- * Every QP of @dev towards @peer stops using EVs on those ports (of its own
- * device: planes are numbered alike on both ends) until a later update
- * clears them.  Any context; takes each QP's dp.lock (hold none).
- */
-void mrc_ev_peer_ports(struct mrc_dev *dev, const union ib_gid *peer,
-		       u32 down_mask)
-{
-	struct mrc_qp *qp;
-	unsigned long idx;
-
-	rcu_read_lock();
-	xa_for_each(&dev->qp_xa, idx, qp) {
-		spin_lock_bh(&qp->dp.lock);
-		if (mrc_ev_qp_peer(qp, peer) &&
-		    qp->dp.peer_down != down_mask) {
-			qp->dp.peer_down = down_mask;
-			mrc_req_kick(qp);
-		}
-		spin_unlock_bh(&qp->dp.lock);
-	}
-	rcu_read_unlock();
 }

@@ -19,9 +19,27 @@
 #define MRC_ICRC_ONES		0xff	/* a masked byte */
 #define MRC_IPV6_VER_MASKED	htonl(0x6fffffff)	/* TC, flow label */
 
+static __wsum mrc_icrc_update(const void *buf, int len, __wsum crc)
+{
+	return (__force __wsum)crc32_le((__force u32)crc, buf, len);
+}
+
+static __wsum mrc_icrc_combine(__wsum crc, __wsum crc2, int offset, int len)
+{
+	return (__force __wsum)crc32_le_combine((__force u32)crc,
+						(__force u32)crc2, len);
+}
+
+/* CRC-32 as skb_checksum() walks it: over the head and every fragment. */
+static const struct skb_checksum_ops mrc_icrc_ops = {
+	.update = mrc_icrc_update,
+	.combine = mrc_icrc_combine,
+};
+
 /**
  * mrc_icrc - the ICRC of the MRC packet that follows @udph
- * @skb: a linear packet whose network header is set
+ * @skb: the packet, its network header set, linear up to the end of the
+ *	 BTH; the rest may be in fragments
  * @udph: its UDP header
  * @mrc_len: bytes from the BTH up to (not including) the ICRC
  */
@@ -63,6 +81,8 @@ u32 mrc_icrc(const struct sk_buff *skb, const struct udphdr *udph,
 	n += MRC_BTH_LEN;
 
 	crc = crc32_le(MRC_ICRC_SEED, pseudo, n);
-	crc = crc32_le(crc, bth + MRC_BTH_LEN, mrc_len - MRC_BTH_LEN);
+	crc = (__force u32)__skb_checksum(skb, bth + MRC_BTH_LEN - skb->data,
+					  mrc_len - MRC_BTH_LEN,
+					  (__force __wsum)crc, &mrc_icrc_ops);
 	return ~crc;
 }

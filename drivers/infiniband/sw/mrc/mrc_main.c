@@ -60,6 +60,10 @@ unsigned int mrc_param_dscp_control = MRC_DEFAULT_DSCP_CONTROL;
 module_param_named(dscp_control, mrc_param_dscp_control, uint, 0644);
 MODULE_PARM_DESC(dscp_control, "DSCP of SACK/NACK/ACK packets (DSCP_CONTROL, default 46)");
 
+unsigned int mrc_param_ep_rate = MRC_DEFAULT_EP_RATE;
+module_param_named(ep_rate, mrc_param_ep_rate, uint, 0644);
+MODULE_PARM_DESC(ep_rate, "Endpoint requests (EV probes, Port Status Updates) a device answers per second at most (default 1000)");
+
 unsigned int mrc_param_control_pkey = MRC_DEFAULT_CONTROL_PKEY;
 module_param_named(control_pkey, mrc_param_control_pkey, uint, 0644);
 MODULE_PARM_DESC(control_pkey, "P_Key carried by control packets (default 0xffff)");
@@ -172,8 +176,11 @@ static int mrc_dev_create(const char *name, struct net_device *const *ndevs,
 	}
 	dev->ndev = ndevs[0];
 	spin_lock_init(&dev->port_lock);
-	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC);
+	/* Looked up from softirq under its lock: the lock disables bh. */
+	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC);
+	mrc_peer_dev_init(dev);
+	spin_lock_init(&dev->ep_rate_lock);
 
 	mn = mrc_net_get(dev_net(ndevs[0]));
 	if (IS_ERR(mn)) {
@@ -312,6 +319,7 @@ void mrc_dealloc_driver(struct ib_device *ibdev)
 	mrc_profile_dev_cleanup(dev);
 	WARN_ON(!xa_empty(&dev->qp_xa));
 	WARN_ON(!xa_empty(&dev->mr_xa));
+	mrc_peer_dev_cleanup(dev);
 	xa_destroy(&dev->qp_xa);
 	xa_destroy(&dev->mr_xa);
 }
@@ -371,9 +379,13 @@ static int __init mrc_init(void)
 {
 	int err;
 
-	err = mrc_net_init();
+	err = mrc_mr_init();
 	if (err)
 		return err;
+
+	err = mrc_net_init();
+	if (err)
+		goto err_mr;
 
 	err = register_netdevice_notifier(&mrc_netdev_notifier);
 	if (err)
@@ -390,6 +402,8 @@ err_notifier:
 	unregister_netdevice_notifier(&mrc_netdev_notifier);
 err_net:
 	mrc_net_exit();
+err_mr:
+	mrc_mr_exit();
 	return err;
 }
 
@@ -400,6 +414,7 @@ static void __exit mrc_exit(void)
 	mrc_nl_exit();
 	unregister_netdevice_notifier(&mrc_netdev_notifier);
 	mrc_net_exit();
+	mrc_mr_exit();
 }
 
 module_init(mrc_init);

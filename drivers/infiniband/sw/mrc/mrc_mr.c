@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * rdma_mrc: memory regions.  A key is an index into the device's MR table
- * (so a packet's rkey is looked up in O(1)) with an 8-bit tag that changes
- * each time an index is reused.
+ * (so a packet's rkey is looked up in O(1)) and an 8-bit tag.  Both are
+ * random for each registration: the index is the first free one from a
+ * random point of the table, the tag random, so that a key says nothing
+ * of the keys of other registrations, of this process or of another
+ * (Documentation/mrc/security.rst).
  */
 #include <linux/highmem.h>
 #include <linux/random.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_umem.h>
 
 #include "mrc.h"
@@ -18,16 +22,21 @@ static u32 mrc_mr_key(u32 index, u8 tag)
 /* Allocate a table slot and keys for @mr; -ENOMEM past the device limit. */
 static int mrc_mr_add(struct mrc_dev *dev, struct mrc_mr *mr)
 {
-	u32 key;
+	u32 key, next;
 	int err;
 
 	err = mrc_obj_get(dev, MRC_OBJ_MR);
 	if (err)
 		return err;
 
-	err = xa_alloc_cyclic(&dev->mr_xa, &mr->index, mr,
+	/*
+	 * Reserve an index (a lookup finds nothing there yet), fill in the
+	 * keys, then publish: a packet never sees a half-made MR.
+	 */
+	next = get_random_u32_inclusive(MRC_MR_INDEX_FIRST, MRC_MR_INDEX_MAX);
+	err = xa_alloc_cyclic(&dev->mr_xa, &mr->index, NULL,
 			      XA_LIMIT(MRC_MR_INDEX_FIRST, MRC_MR_INDEX_MAX),
-			      &dev->mr_index_next, GFP_KERNEL);
+			      &next, GFP_KERNEL);
 	if (err < 0) {
 		mrc_obj_put(dev, MRC_OBJ_MR);
 		return err;
@@ -36,6 +45,7 @@ static int mrc_mr_add(struct mrc_dev *dev, struct mrc_mr *mr)
 	key = mrc_mr_key(mr->index, get_random_u32() & MRC_KEY_TAG_MASK);
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
+	xa_store(&dev->mr_xa, mr->index, mr, GFP_KERNEL);
 	return 0;
 }
 
@@ -87,16 +97,15 @@ bool mrc_mr_covers(const struct mrc_mr *mr, u64 va, u64 len)
 }
 
 /**
- * mrc_mr_copy - copy between @buf and the MR's memory at @va
+ * mrc_mr_read - copy @len bytes of the MR's memory at @va into @buf
  * @mr: a user MR covering [va, va + len) (checked by the caller)
  * @va: address in the MR's iova space
  * @buf: kernel buffer
  * @len: bytes
- * @to_mr: direction
  *
  * Any context: the pages are pinned and mapped one at a time.
  */
-void mrc_mr_copy(struct mrc_mr *mr, u64 va, void *buf, u32 len, bool to_mr)
+void mrc_mr_read(struct mrc_mr *mr, u64 va, void *buf, u32 len)
 {
 	u64 off = va - mr->iova + mr->page_offset;
 
@@ -106,13 +115,40 @@ void mrc_mr_copy(struct mrc_mr *mr, u64 va, void *buf, u32 len, bool to_mr)
 		unsigned int n = min_t(u32, len, PAGE_SIZE - in_page);
 		void *addr = kmap_local_page(mr->pages[idx]);
 
-		if (to_mr)
-			memcpy(addr + in_page, buf, n);
-		else
-			memcpy(buf, addr + in_page, n);
+		memcpy(buf, addr + in_page, n);
 		kunmap_local(addr);
 		buf += n;
 		off += n;
+		len -= n;
+	}
+}
+
+/**
+ * mrc_mr_copy_skb - place @len bytes of @skb at @off into the MR at @va
+ * @mr: a user MR covering [va, va + len) (checked by the caller)
+ * @va: address in the MR's iova space
+ * @skb: the packet; the bytes may be in its head or its fragments
+ * @off: their offset from the skb's data
+ * @len: how many
+ *
+ * Any context.
+ */
+void mrc_mr_copy_skb(struct mrc_mr *mr, u64 va, const struct sk_buff *skb,
+		     u32 off, u32 len)
+{
+	u64 pos = va - mr->iova + mr->page_offset;
+
+	while (len) {
+		unsigned int idx = pos >> PAGE_SHIFT;
+		unsigned int in_page = offset_in_page(pos);
+		unsigned int n = min_t(u32, len, PAGE_SIZE - in_page);
+		void *addr = kmap_local_page(mr->pages[idx]);
+
+		/* In range (the caller's length checks): it cannot fail. */
+		WARN_ON_ONCE(skb_copy_bits(skb, off, addr + in_page, n));
+		kunmap_local(addr);
+		off += n;
+		pos += n;
 		len -= n;
 	}
 }
@@ -187,15 +223,45 @@ err_free:
 	return ERR_PTR(err);
 }
 
+/*
+ * Deregistered MRs are freed here, in process context (releasing the
+ * pinned pages may sleep), once an RCU grace period has passed since
+ * their key stopped finding them: packets place into MRs they looked up
+ * under RCU.  A deregistration never waits for the grace period itself:
+ * a process with many MRs exits at once.
+ */
+static struct workqueue_struct *mrc_mr_wq;
+
+static void mrc_mr_free_work(struct work_struct *work)
+{
+	struct mrc_mr *mr = container_of(to_rcu_work(work), struct mrc_mr,
+					 free_work);
+
+	kvfree(mr->pages);
+	ib_umem_release(mr->umem);
+	kfree(mr);
+}
+
 int mrc_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct mrc_mr *mr = to_mmr(ibmr);
 
 	mrc_mr_del(to_mdev(ibmr->device), mr);
-	/* Packets being placed into it look it up under RCU. */
-	synchronize_rcu();
-	kvfree(mr->pages);
-	ib_umem_release(mr->umem);
-	kfree(mr);
+	INIT_RCU_WORK(&mr->free_work, mrc_mr_free_work);
+	queue_rcu_work(mrc_mr_wq, &mr->free_work);
 	return 0;
+}
+
+int mrc_mr_init(void)
+{
+	mrc_mr_wq = alloc_workqueue("mrc_mr", WQ_UNBOUND, 0);
+	return mrc_mr_wq ? 0 : -ENOMEM;
+}
+
+/* Module exit, every device gone: free what deregistration left. */
+void mrc_mr_exit(void)
+{
+	/* The grace periods queue the works; then the works run. */
+	rcu_barrier();
+	destroy_workqueue(mrc_mr_wq);
 }

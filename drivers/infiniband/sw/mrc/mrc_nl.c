@@ -977,6 +977,18 @@ static int mrc_nl_qp_fill(struct sk_buff *skb, struct mrc_dev *dev,
 	return 0;
 }
 
+/*
+ * Who sees a QP: with CAP_NET_ADMIN (over the netlink socket's namespace)
+ * every QP of the device; without, only the QPs of the calling process,
+ * whose peers and profiles are its own business.
+ */
+static bool mrc_nl_qp_visible(const struct mrc_qp *qp, bool privileged)
+{
+	struct task_struct *owner = qp->ibqp.res.task;
+
+	return privileged || (owner && same_thread_group(owner, current));
+}
+
 static int mrc_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *qpn = info->attrs[MRC_A_QP_QPN];
@@ -998,12 +1010,16 @@ static int mrc_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 		msg = ERR_PTR(-ENOMEM);
 		goto out;
 	}
-	rcu_read_lock();
-	qp = xa_load(&to_mdev(ibdev)->qp_xa, nla_get_u32(qpn));
-	if (qp)
+	qp = mrc_qp_lookup(to_mdev(ibdev), nla_get_u32(qpn));
+	if (qp && !mrc_nl_qp_visible(qp, netlink_capable(skb, CAP_NET_ADMIN))) {
+		mrc_qp_put(qp);
+		qp = NULL;	/* as if there were none */
+	}
+	if (qp) {
 		err = mrc_nl_qp_fill(msg, to_mdev(ibdev), qp, info->snd_portid,
 				     info->snd_seq, 0);
-	rcu_read_unlock();
+		mrc_qp_put(qp);
+	}
 	if (!qp) {
 		NL_SET_ERR_MSG_ATTR(info->extack, qpn, "no such QP");
 		err = -ENOENT;
@@ -1021,20 +1037,23 @@ static int mrc_nl_qp_dump_one(struct sk_buff *skb,
 			      struct mrc_dev *dev, struct nlattr **tb,
 			      unsigned long *pos)
 {
-	unsigned long index;
+	bool privileged = netlink_capable(cb->skb, CAP_NET_ADMIN);
+	unsigned long index = *pos;
 	struct mrc_qp *qp;
 	int err = 0;
 
-	rcu_read_lock();
-	xa_for_each_start(&dev->qp_xa, index, qp, *pos) {
-		err = mrc_nl_qp_fill(skb, dev, qp, NETLINK_CB(cb->skb).portid,
-				     cb->nlh->nlmsg_seq, NLM_F_MULTI);
+	while ((qp = mrc_qp_next(dev, &index))) {
+		if (mrc_nl_qp_visible(qp, privileged))
+			err = mrc_nl_qp_fill(skb, dev, qp,
+					     NETLINK_CB(cb->skb).portid,
+					     cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		mrc_qp_put(qp);
 		if (err) {
-			*pos = index;
+			/* This one again, in the next part of the dump. */
+			*pos = index - 1;
 			break;
 		}
 	}
-	rcu_read_unlock();
 	return err;
 }
 

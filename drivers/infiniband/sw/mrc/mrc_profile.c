@@ -855,23 +855,22 @@ static struct mrc_evp_slot *mrc_slots_copy(const struct mrc_evp_slot *old,
 }
 
 /*
- * QPs bound to a profile are found in qp_xa under rcu_read_lock(): destroy
- * takes a QP out of qp_xa and waits for readers before it unbinds and
- * frees it.  mrc_ev_qp_reload() and mrc_ev_qp_state() run there, atomic.
+ * QPs bound to a profile are walked with references (mrc_qp_next()):
+ * destroy takes a QP out of qp_xa and waits for them before it unbinds
+ * and frees it.
  */
 static void mrc_ev_reload_qps(struct mrc_dev *dev, struct mrc_ev_profile *p)
 {
-	unsigned long index;
+	unsigned long index = 0;
 	struct mrc_qp *qp;
 
 	if (!p->qp_count)
 		return;
-	rcu_read_lock();
-	xa_for_each(&dev->qp_xa, index, qp) {
+	while ((qp = mrc_qp_next(dev, &index))) {
 		if (qp->ev_profile == p)
 			mrc_ev_qp_reload(qp);
+		mrc_qp_put(qp);
 	}
-	rcu_read_unlock();
 }
 
 /*
@@ -1333,7 +1332,7 @@ out:
  */
 static u32 *mrc_ev_states(struct mrc_dev *dev, struct mrc_ev_profile *p)
 {
-	unsigned long index;
+	unsigned long index = 0;
 	struct mrc_qp *qp;
 	u32 *st, i, s;
 
@@ -1346,11 +1345,8 @@ static u32 *mrc_ev_states(struct mrc_dev *dev, struct mrc_ev_profile *p)
 	if (!p->qp_count)
 		return st;
 
-	rcu_read_lock();
-	xa_for_each(&dev->qp_xa, index, qp) {
-		if (qp->ev_profile != p)
-			continue;
-		for (i = 0; i < p->nslots; i++) {
+	while ((qp = mrc_qp_next(dev, &index))) {
+		for (i = 0; qp->ev_profile == p && i < p->nslots; i++) {
 			if (st[i] == MRC_EV_STATE_DENIED ||
 			    st[i] == MRC_EV_STATE_ASSUMED_BAD)
 				continue;
@@ -1360,8 +1356,8 @@ static u32 *mrc_ev_states(struct mrc_dev *dev, struct mrc_ev_profile *p)
 			     st[i] == MRC_EV_STATE_GOOD))
 				st[i] = s;
 		}
+		mrc_qp_put(qp);
 	}
-	rcu_read_unlock();
 	return st;
 }
 

@@ -126,6 +126,8 @@ int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return err;
 
 	qp->dev = dev;
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->released);
 	mutex_init(&qp->state_mutex);
 	spin_lock_init(&qp->dp.lock);
 	mrc_req_setup(qp);
@@ -138,15 +140,12 @@ int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = mrc_req_init(qp);
 	if (err)
 		goto err_queues;
-	err = mrc_resp_init(qp);
-	if (err)
-		goto err_req;
 	err = mrc_queue_expose(&qp->sq, &uctx->ibuc, &resp.sq);
 	if (err)
-		goto err_resp;
+		goto err_req;
 	err = mrc_queue_expose(&qp->rq, &uctx->ibuc, &resp.rq);
 	if (err)
-		goto err_resp;
+		goto err_req;
 	resp.max_inline_data = qp->cap.max_inline_data;
 
 	/*
@@ -156,7 +155,7 @@ int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = mrc_profile_bind_qp(qp, cmd.ev_profile_id, cmd.cc_profile_id,
 				  cmd.flags & MRC_CREATE_QP_BIND_PROFILES);
 	if (err)
-		goto err_resp;
+		goto err_req;
 
 	err = xa_alloc_cyclic(&dev->qp_xa, &qpn, qp,
 			      XA_LIMIT(MRC_QPN_FIRST, MRC_QPN_MAX),
@@ -172,11 +171,10 @@ int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 err_qpn:
 	xa_erase(&dev->qp_xa, qpn);
-	synchronize_rcu();
+	mrc_qp_put(qp);
+	wait_for_completion(&qp->released);
 err_unbind:
 	mrc_profile_unbind_qp(qp);
-err_resp:
-	mrc_resp_cleanup(qp);
 err_req:
 	mrc_req_cleanup(qp);
 err_queues:
@@ -187,23 +185,94 @@ err_obj:
 	return err;
 }
 
+/* Take both windows' state out of @qp into @w (RESET, destroy). */
+static void mrc_qp_win_take(struct mrc_qp *qp, struct mrc_qp_win *w)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+
+	memset(w, 0, sizeof(*w));
+	swap(dp->txpkts, w->txpkts);
+	swap(dp->rcv_bitmap, w->rcv_bitmap);
+	swap(dp->rmsgs, w->rmsgs);
+	dp->tx_mask = 0;
+	dp->rcv_mask = 0;
+}
+
 int mrc_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct mrc_qp *qp = to_mqp(ibqp);
 	struct mrc_dev *dev = qp->dev;
+	struct mrc_qp_win win = {};
 
-	/* No packet finds it any more, and none is still being handled. */
+	/*
+	 * No packet or walker finds it any more; those that hold it finish
+	 * with it first.  (A reference, not an RCU grace period: a process
+	 * with many QPs exits in a blink.)
+	 */
 	xa_erase(&dev->qp_xa, ibqp->qp_num);
-	synchronize_rcu();
+	mrc_qp_put(qp);
+	wait_for_completion(&qp->released);
 	mrc_req_stop(qp);
+	mrc_peer_put(dev, rcu_dereference_protected(qp->peer, true));
 	mrc_profile_unbind_qp(qp);
-	mrc_resp_cleanup(qp);
+	mrc_qp_win_take(qp, &win);
+	mrc_qp_win_free(&win);
 	mrc_req_cleanup(qp);
 	mrc_queue_cleanup(&qp->rq);
 	mrc_queue_cleanup(&qp->sq);
 	mutex_destroy(&qp->state_mutex);
 	mrc_obj_put(dev, MRC_OBJ_QP);
 	return 0;
+}
+
+/**
+ * mrc_qp_lookup - the QP @qpn of @dev, with a reference
+ * @dev: the device
+ * @qpn: the QP number
+ *
+ * Any context.  Returns NULL if there is none (or it is being destroyed);
+ * else the caller drops the reference with mrc_qp_put().
+ */
+struct mrc_qp *mrc_qp_lookup(struct mrc_dev *dev, u32 qpn)
+{
+	struct mrc_qp *qp;
+
+	xa_lock_bh(&dev->qp_xa);
+	qp = xa_load(&dev->qp_xa, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	xa_unlock_bh(&dev->qp_xa);
+	return qp;
+}
+
+/**
+ * mrc_qp_next - walk the QPs of @dev
+ * @dev: the device
+ * @index: where to start (0 for the first); moved past the QP returned
+ *
+ * Returns the first live QP at or after *@index, with a reference the
+ * caller drops (mrc_qp_put()), or NULL at the end.  Any context; no lock
+ * is held between two steps.
+ */
+struct mrc_qp *mrc_qp_next(struct mrc_dev *dev, unsigned long *index)
+{
+	struct mrc_qp *qp;
+
+	xa_lock_bh(&dev->qp_xa);
+	for (qp = xa_find(&dev->qp_xa, index, ULONG_MAX, XA_PRESENT); qp;
+	     qp = xa_find_after(&dev->qp_xa, index, ULONG_MAX, XA_PRESENT))
+		if (refcount_inc_not_zero(&qp->ref))
+			break;
+	xa_unlock_bh(&dev->qp_xa);
+	if (qp)
+		(*index)++;
+	return qp;
+}
+
+void mrc_qp_put(struct mrc_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->released);
 }
 
 /* Entries the provider published that the kernel has not consumed yet. */
@@ -232,14 +301,23 @@ static void mrc_flush_one(struct mrc_qp *qp, struct mrc_cq *cq, u64 wr_id,
 static void mrc_flush_sq(struct mrc_qp *qp)
 {
 	struct mrc_cq *cq = to_mcq(qp->ibqp.send_cq);
+	u32 fetched = qp->dp.sq_fetch - qp->sq_cons;
 	struct mrc_send_wqe *wqe;
 	u64 wr_id;
 	u32 n;
 
 	qp->dp.seg_off = 0;
-	for (n = mrc_queue_pending(&qp->sq, qp->sq_cons); n; n--) {
-		wqe = mrc_queue_slot(&qp->sq, qp->sq_cons);
-		wr_id = READ_ONCE(wqe->wr_id);
+	/* What was fetched counts even if the process moved prod back. */
+	n = max(mrc_queue_pending(&qp->sq, qp->sq_cons), fetched);
+	for (; n; n--) {
+		/* A WQE fetched already: its copy, not the ring's slot. */
+		if (fetched) {
+			wr_id = mrc_swqe(qp, qp->sq_cons)->wr_id;
+			fetched--;
+		} else {
+			wqe = mrc_queue_slot(&qp->sq, qp->sq_cons);
+			wr_id = READ_ONCE(wqe->wr_id);
+		}
 		/* Room first, then the completion that tells of it. */
 		qp->sq_cons++;
 		mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
@@ -290,10 +368,12 @@ static void mrc_qp_event(struct mrc_qp *qp, enum ib_event_type type)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
+/* A completion of @qp (dp.lock held); a CQ that overflows errors it. */
 void mrc_qp_post_cqe(struct mrc_qp *qp, bool send, struct mrc_cqe *cqe)
 {
-	mrc_cq_post(to_mcq(send ? qp->ibqp.send_cq : qp->ibqp.recv_cq), cqe,
-		    false);
+	if (mrc_cq_post(to_mcq(send ? qp->ibqp.send_cq : qp->ibqp.recv_cq),
+			cqe, false))
+		mrc_qp_error(qp);
 }
 
 /**
@@ -423,6 +503,8 @@ int mrc_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_udata *udata)
 {
 	struct mrc_qp *qp = to_mqp(ibqp);
+	struct mrc_peer *new_peer = NULL, *old_peer = NULL;
+	struct mrc_qp_win win = {};
 	enum ib_qp_state cur, next;
 	struct mrc_qp_path path;
 	int err;
@@ -445,10 +527,26 @@ int mrc_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		err = mrc_qp_set_path(qp, &attr->ah_attr, &path);
 		if (err)
 			goto out;
-		qp->path = path;
+		/* The peer's entry: what it reports of itself reaches us. */
+		new_peer = mrc_peer_get(qp->dev, &path.dgid);
+		if (IS_ERR(new_peer)) {
+			err = PTR_ERR(new_peer);
+			new_peer = NULL;
+			goto out;
+		}
 	}
-	mrc_qp_store_attr(qp, attr, mask);
+	/* The windows' state, sized now, charged to the caller's cgroup. */
+	if (cur == IB_QPS_INIT && next == IB_QPS_RTR)
+		err = mrc_resp_win_alloc(&win);
+	else if (cur == IB_QPS_RTR && next == IB_QPS_RTS)
+		err = mrc_req_win_alloc(&win);
+	if (err)
+		goto out;
 
+	/*
+	 * The tasklet and the receive path read the path and the attributes
+	 * under dp.lock: they change under it, all at once, or not at all.
+	 */
 	spin_lock_bh(&qp->dp.lock);
 	/* The data path may have moved it to error meanwhile. */
 	if (qp->state != cur && next != IB_QPS_ERR && next != IB_QPS_RESET) {
@@ -456,20 +554,38 @@ int mrc_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		err = -EINVAL;
 		goto out;
 	}
+	if (new_peer || next == IB_QPS_RESET) {
+		old_peer = rcu_replace_pointer(qp->peer, new_peer,
+					       lockdep_is_held(&qp->dp.lock));
+		new_peer = NULL;
+	}
+	if (mask & IB_QP_AV)
+		qp->path = path;
+	mrc_qp_store_attr(qp, attr, mask);
+	/* A new path in SQD: the EVs (built from the path) follow it. */
+	if ((mask & IB_QP_AV) && cur >= IB_QPS_RTR && next >= IB_QPS_RTR &&
+	    next != IB_QPS_ERR)
+		mrc_ev_qp_load(qp);
 	qp->state = next;
 	switch (next) {
 	case IB_QPS_RESET:
 		mrc_qp_discard(qp);
+		/* Nothing reads the windows in RESET: given back below. */
+		mrc_qp_win_free(&win);
+		mrc_qp_win_take(qp, &win);
 		break;
 	case IB_QPS_RTR:
 		if (cur == IB_QPS_INIT) {
+			mrc_resp_win_swap(qp, &win);
 			mrc_ev_qp_load(qp);
 			mrc_resp_start(qp);
 		}
 		break;
 	case IB_QPS_RTS:
-		if (cur == IB_QPS_RTR)
+		if (cur == IB_QPS_RTR) {
+			mrc_req_win_swap(qp, &win);
 			mrc_req_start(qp);
+		}
 		mrc_req_update_rto(qp);
 		break;
 	case IB_QPS_SQD:
@@ -489,6 +605,10 @@ int mrc_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		mrc_req_kick(qp);
 out:
 	mutex_unlock(&qp->state_mutex);
+	/* The peer entry not taken, or the one left; the same of windows. */
+	mrc_peer_put(qp->dev, new_peer);
+	mrc_peer_put(qp->dev, old_peer);
+	mrc_qp_win_free(&win);
 	return err;
 }
 

@@ -2,12 +2,13 @@
 /*
  * rdma_mrc: rings shared with userspace (SQ, RQ, CQ) and their mmap.
  *
- * A ring is vmalloc_user() memory: the control block with the two indices,
- * then the slots.  It is exposed to a user context through an rdma mmap
- * entry; the provider maps it on the context's command fd.  Pages inserted
- * into a process stay referenced by its mapping, so freeing a ring while a
- * process still maps it (destroy, device removal) never frees pages the
- * process can reach.
+ * A ring is pages charged to the memory cgroup of the process that made
+ * it, mapped contiguously in the kernel (vmap, mappable to userspace): the
+ * control block with the two indices, then the slots.  It is exposed to a
+ * user context through an rdma mmap entry; the provider maps it on the
+ * context's command fd.  Pages inserted into a process stay referenced by
+ * its mapping, so freeing a ring while a process still maps it (destroy,
+ * device removal) never frees pages the process can reach.
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -23,9 +24,50 @@
  * @num: slot count, rounded up to a power of two
  * @entry_size: bytes per slot, a multiple of 8
  */
+/* Zeroed, accounted pages for a ring of @size bytes (page aligned). */
+static int mrc_qmem_alloc(struct mrc_qmem *m, size_t size)
+{
+	unsigned int i;
+
+	m->npages = size >> PAGE_SHIFT;
+	m->pages = kvcalloc(m->npages, sizeof(*m->pages), GFP_KERNEL_ACCOUNT);
+	if (!m->pages)
+		return -ENOMEM;
+	for (i = 0; i < m->npages; i++) {
+		m->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!m->pages[i])
+			goto err;
+	}
+	/* VM_USERMAP: remap_vmalloc_range() may map it to userspace. */
+	m->addr = vmap(m->pages, m->npages, VM_MAP | VM_USERMAP, PAGE_KERNEL);
+	if (m->addr)
+		return 0;
+err:
+	while (i--)
+		__free_page(m->pages[i]);
+	kvfree(m->pages);
+	m->pages = NULL;
+	return -ENOMEM;
+}
+
+static void mrc_qmem_free(struct mrc_qmem *m)
+{
+	unsigned int i;
+
+	if (!m->pages)
+		return;
+	vunmap(m->addr);
+	for (i = 0; i < m->npages; i++)
+		__free_page(m->pages[i]);
+	kvfree(m->pages);
+	m->pages = NULL;
+	m->addr = NULL;
+}
+
 int mrc_queue_init(struct mrc_queue *q, u32 num, u32 entry_size)
 {
 	size_t bytes;
+	int err;
 
 	if (!num || num > U32_MAX / 2 || !entry_size)
 		return -EINVAL;
@@ -36,9 +78,10 @@ int mrc_queue_init(struct mrc_queue *q, u32 num, u32 entry_size)
 		return -EINVAL;
 
 	q->size = PAGE_ALIGN(bytes);
-	q->buf = vmalloc_user(q->size);
-	if (!q->buf)
-		return -ENOMEM;
+	err = mrc_qmem_alloc(&q->mem, q->size);
+	if (err)
+		return err;
+	q->buf = q->mem.addr;
 	q->num = num;
 	q->entry_size = entry_size;
 	q->ctl = q->buf;
@@ -57,8 +100,9 @@ void mrc_queue_cleanup(struct mrc_queue *q)
 		rdma_user_mmap_entry_remove(&q->mmap->rdma);
 		q->mmap = NULL;
 	} else {
-		vfree(q->buf);
+		mrc_qmem_free(&q->mem);
 	}
+	memset(&q->mem, 0, sizeof(q->mem));
 	q->buf = NULL;
 	q->ctl = NULL;
 }
@@ -75,10 +119,10 @@ int mrc_queue_expose(struct mrc_queue *q, struct ib_ucontext *ibuc,
 	struct mrc_mmap_entry *entry;
 	int err;
 
-	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL_ACCOUNT);
 	if (!entry)
 		return -ENOMEM;
-	entry->buf = q->buf;
+	entry->mem = q->mem;
 
 	err = rdma_user_mmap_entry_insert(ibuc, &entry->rdma, q->size);
 	if (err) {
@@ -117,7 +161,7 @@ int mrc_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 		err = -EINVAL;
 		goto out;
 	}
-	err = remap_vmalloc_range(vma, entry->buf, 0);
+	err = remap_vmalloc_range(vma, entry->mem.addr, 0);
 out:
 	rdma_user_mmap_entry_put(rdma_entry);
 	return err;
@@ -128,6 +172,6 @@ void mrc_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 	struct mrc_mmap_entry *entry =
 		container_of(rdma_entry, struct mrc_mmap_entry, rdma);
 
-	vfree(entry->buf);
+	mrc_qmem_free(&entry->mem);
 	kfree(entry);
 }

@@ -11,6 +11,7 @@
 #include <linux/ipv6.h>
 #include <net/inet_ecn.h>
 #include <net/ipv6_stubs.h>
+#include <net/route.h>
 
 #include "mrc.h"
 #include "mrc_hdr.h"
@@ -59,34 +60,91 @@ static bool mrc_recv_ce(struct sk_buff *skb)
 	return INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
 }
 
-/* Whether the packet comes from the peer @qp is connected to. */
-static bool mrc_recv_from_peer(struct mrc_qp *qp, struct sk_buff *skb)
+/* An address of the packet's IP header against a GID, family-aware. */
+static bool mrc_addr_is_gid(const struct sk_buff *skb, bool src,
+			    const union ib_gid *gid)
 {
-	const u8 *dgid = qp->path.dgid.raw;
+	const struct in6_addr *a = (const struct in6_addr *)gid->raw;
 
-	if (READ_ONCE(qp->state) < IB_QPS_RTR)
-		return true;	/* dropped later for its state */
 	if (ip_hdr(skb)->version == IPVERSION)
-		return !memcmp(dgid + MRC_GID_V4_OFFSET, &ip_hdr(skb)->saddr,
-			       sizeof(ip_hdr(skb)->saddr));
-	return !memcmp(dgid, &ipv6_hdr(skb)->saddr, sizeof(struct in6_addr));
+		return ipv6_addr_v4mapped(a) &&
+		       a->s6_addr32[3] == (src ? ip_hdr(skb)->saddr :
+					     ip_hdr(skb)->daddr);
+	return !ipv6_addr_v4mapped(a) &&
+	       ipv6_addr_equal(a, src ? &ipv6_hdr(skb)->saddr :
+				    &ipv6_hdr(skb)->daddr);
 }
 
-/* Check lengths and ICRC; fill @pkt.  Returns a drop counter or -1. */
+/* P_Key matching as IB has it: the same key, one end a full member. */
+static bool mrc_pkey_match(u16 a, u16 b)
+{
+	return (a & MRC_PKEY_KEY_MASK) && (b & MRC_PKEY_KEY_MASK) &&
+	       (a & MRC_PKEY_KEY_MASK) == (b & MRC_PKEY_KEY_MASK) &&
+	       ((a | b) & MRC_PKEY_FULL_MEMBER);
+}
+
+/**
+ * mrc_recv_check_peer - is @pkt for @qp as connected?
+ * @qp: the QP it names, dp.lock held (the path is written under it)
+ * @pkt: the packet
+ *
+ * It must come from the QP's peer to the QP's own address (the path of
+ * INIT -> RTR, both of one IP version), and a data packet must carry a
+ * P_Key of the QP's partition.  Before RTR there is no path: the caller
+ * drops the packet for the QP's state.  Returns a drop counter, or -1.
+ */
+static int mrc_recv_check_peer(struct mrc_qp *qp, const struct mrc_pkt *pkt)
+{
+	if (qp->state < IB_QPS_RTR)
+		return -1;
+	if (!mrc_addr_is_gid(pkt->skb, true, &qp->path.dgid))
+		return MRC_CNT_DROP_BAD_SOURCE;
+	if (!mrc_addr_is_gid(pkt->skb, false, &qp->path.sgid))
+		return MRC_CNT_DROP_BAD_DEST;
+	if (mrc_op_is_write(pkt->opcode) &&
+	    !mrc_pkey_match(ntohs(pkt->bth->pkey), MRC_DEFAULT_PKEY))
+		return MRC_CNT_DROP_BAD_PKEY;
+	return -1;
+}
+
+/* A datagram to a broadcast or multicast address: for no QP. */
+static bool mrc_recv_not_unicast(const struct sk_buff *skb)
+{
+	const struct rtable *rt = skb_rtable(skb);
+
+	if (skb->pkt_type != PACKET_HOST)
+		return true;
+	if (ip_hdr(skb)->version == IPVERSION)
+		return ipv4_is_multicast(ip_hdr(skb)->daddr) ||
+		       ipv4_is_lbcast(ip_hdr(skb)->daddr) ||
+		       (rt && (rt->rt_flags & (RTCF_BROADCAST | RTCF_MULTICAST)));
+	return ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
+}
+
+/*
+ * Check lengths and ICRC; fill @pkt.  Returns a drop counter or -1.  The
+ * packet (data at its UDP header) need not be linear: its headers are
+ * pulled into the head, its payload may stay in fragments.
+ */
 static int mrc_recv_parse(struct sk_buff *skb, struct mrc_pkt *pkt)
 {
 	struct udphdr *udph = udp_hdr(skb);
 	unsigned int len = ntohs(udph->len);
 	unsigned int mrc_len;
-	u32 icrc;
+	__le32 icrc_buf;
+	const __le32 *icrc;
 
-	if (len < MRC_UDP_HLEN + MRC_BTH_LEN + MRC_ICRC_LEN ||
-	    (u8 *)udph + len > skb_tail_pointer(skb))
+	if (len < MRC_UDP_HLEN + MRC_BTH_LEN + MRC_ICRC_LEN || len > skb->len)
 		return MRC_CNT_DROP_SHORT;
+	/* Every header there is, never the payload: no large allocation. */
+	if (!pskb_may_pull(skb, min(len, MRC_RECV_PULL_LEN)))
+		return MRC_CNT_RX_NOMEM;
+	udph = udp_hdr(skb);
 	mrc_len = len - MRC_UDP_HLEN - MRC_ICRC_LEN;
 
-	icrc = get_unaligned_le32((u8 *)udph + len - MRC_ICRC_LEN);
-	if (icrc != mrc_icrc(skb, udph, mrc_len))
+	icrc = skb_header_pointer(skb, len - MRC_ICRC_LEN, MRC_ICRC_LEN,
+				  &icrc_buf);
+	if (!icrc || le32_to_cpu(*icrc) != mrc_icrc(skb, udph, mrc_len))
 		return MRC_CNT_DROP_BAD_ICRC;
 
 	pkt->skb = skb;
@@ -133,10 +191,6 @@ void mrc_recv(struct sk_buff *skb)
 	u32 port;
 	int drop;
 
-	if (skb_linearize(skb)) {
-		kfree_skb(skb);
-		return;
-	}
 	ibdev = mrc_recv_device(skb, &port);
 	if (!ibdev) {
 		kfree_skb(skb);
@@ -151,6 +205,9 @@ void mrc_recv(struct sk_buff *skb)
 	/* An admin-disabled port carries nothing, in either direction. */
 	drop = MRC_CNT_DROP_PORT_DISABLED;
 	if (!mrc_port_admin_enabled(dev, port))
+		goto drop;
+	drop = MRC_CNT_DROP_NOT_UNICAST;
+	if (mrc_recv_not_unicast(skb))
 		goto drop;
 
 	drop = mrc_recv_parse(skb, &pkt);
@@ -173,19 +230,26 @@ void mrc_recv(struct sk_buff *skb)
 		return;
 	}
 
+	/* Transport header version 0 is the only one there is. */
+	drop = MRC_CNT_DROP_BAD_HEADER;
+	if (pkt.bth->flags & MRC_BTH_TVER_MASK)
+		goto drop;
+
 	__skb_queue_head_init(&txq);
+	qp = mrc_qp_lookup(dev, pkt.dqpn);
+	drop = MRC_CNT_DROP_BAD_QPN;
+	if (!qp)
+		goto drop;
+	/* The path is modify_qp's, under the lock: read it there. */
+	spin_lock_bh(&qp->dp.lock);
+	drop = mrc_recv_check_peer(qp, &pkt);
+	spin_unlock_bh(&qp->dp.lock);
+	if (drop >= 0) {
+		mrc_qp_put(qp);
+		goto drop;
+	}
+	/* MRs are found, and placed into, under RCU. */
 	rcu_read_lock();
-	qp = xa_load(&dev->qp_xa, pkt.dqpn);
-	if (!qp) {
-		rcu_read_unlock();
-		drop = MRC_CNT_DROP_BAD_QPN;
-		goto drop;
-	}
-	if (!mrc_recv_from_peer(qp, skb)) {
-		rcu_read_unlock();
-		drop = MRC_CNT_DROP_BAD_SOURCE;
-		goto drop;
-	}
 
 	if ((pkt.opcode & MRC_OP_RC_SPACE_MASK) == MRC_OP_RC_SPACE)
 		mrc_resp_unexpected(qp, &pkt, &txq);
@@ -196,8 +260,9 @@ void mrc_recv(struct sk_buff *skb)
 	else
 		mrc_comp_rcv(qp, &pkt, &txq);
 
-	mrc_net_xmit_list(qp, &txq);
 	rcu_read_unlock();
+	mrc_net_xmit_list(qp, &txq);
+	mrc_qp_put(qp);
 	ib_device_put(ibdev);
 	kfree_skb(skb);
 	return;

@@ -10,7 +10,7 @@
  */
 #include <linux/jhash.h>
 #include <linux/ktime.h>
-#include <linux/vmalloc.h>
+#include <linux/log2.h>
 
 #include "mrc.h"
 #include "mrc_ev.h"
@@ -36,22 +36,48 @@ int mrc_req_init(struct mrc_qp *qp)
 
 	dp->swqe_size = ALIGN(sizeof(struct mrc_swqe) + qp->sq.entry_size -
 			      sizeof(struct mrc_send_wqe), sizeof(u64));
-	dp->swqes = vzalloc(array_size(qp->sq.num, dp->swqe_size));
-	dp->txpkts = kvcalloc(MRC_MPR_MAX_PSNS, sizeof(*dp->txpkts),
-			      GFP_KERNEL);
-	if (!dp->swqes || !dp->txpkts) {
-		mrc_req_cleanup(qp);
-		return -ENOMEM;
-	}
-	return 0;
+	/* One copy per SQ slot: sized by the QP's caps, charged to it. */
+	dp->swqes = kvcalloc(qp->sq.num, dp->swqe_size, GFP_KERNEL_ACCOUNT);
+	return dp->swqes ? 0 : -ENOMEM;
 }
 
 void mrc_req_cleanup(struct mrc_qp *qp)
 {
-	vfree(qp->dp.swqes);
+	kvfree(qp->dp.swqes);
 	kvfree(qp->dp.txpkts);
 	qp->dp.swqes = NULL;
 	qp->dp.txpkts = NULL;
+}
+
+/* The most PSNs the requester keeps in flight: its window's size. */
+static u32 mrc_req_max_inflight(void)
+{
+	return clamp_t(u32, READ_ONCE(mrc_param_max_inflight), 1,
+		       MRC_MPR_MAX_PSNS);
+}
+
+/*
+ * The requester's window state for RTR -> RTS: a txpkt per PSN it may
+ * have in flight (max_inflight now, rounded up to a power of two).
+ * Process context.
+ */
+int mrc_req_win_alloc(struct mrc_qp_win *w)
+{
+	w->tx_size = roundup_pow_of_two(mrc_req_max_inflight());
+	w->txpkts = kvcalloc(w->tx_size, sizeof(*w->txpkts),
+			     GFP_KERNEL_ACCOUNT);
+	return w->txpkts ? 0 : -ENOMEM;
+}
+
+/* Exchange the QP's requester window state with @w's; dp.lock held. */
+void mrc_req_win_swap(struct mrc_qp *qp, struct mrc_qp_win *w)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	u32 size = dp->txpkts ? dp->tx_mask + 1 : 0;
+
+	swap(dp->txpkts, w->txpkts);
+	dp->tx_mask = w->tx_size - 1;
+	w->tx_size = size;
 }
 
 /* RTR -> RTS: start sending at sq_psn.  Called with dp.lock held. */
@@ -71,6 +97,7 @@ void mrc_req_start(struct mrc_qp *qp)
 	dp->peer_mpr = clamp_t(u32, mrc_param_mpr_units, 1, MRC_MPR_MAX_UNITS) *
 		       MRC_MPR_UNIT_PSNS;
 	dp->wimm_inflight = 0;
+	dp->fail_pending = false;
 	dp->srtt_us = 0;
 	dp->rttvar_us = 0;
 	dp->rto_us = MRC_RTO_INIT_US;
@@ -79,7 +106,7 @@ void mrc_req_start(struct mrc_qp *qp)
 	dp->ack_probe = false;
 	dp->retries = 0;
 	dp->nresend = 0;
-	memset(dp->txpkts, 0, MRC_MPR_MAX_PSNS * sizeof(*dp->txpkts));
+	memset(dp->txpkts, 0, (dp->tx_mask + 1) * sizeof(*dp->txpkts));
 }
 
 void mrc_req_kick(struct mrc_qp *qp)
@@ -99,7 +126,14 @@ static bool mrc_req_fetch(struct mrc_qp *qp, enum ib_wc_status *status)
 	u32 i;
 
 	*status = IB_WC_SUCCESS;
-	if (!mrc_queue_pending(&qp->sq, dp->sq_fetch))
+	/*
+	 * What the process published, bounded by the ring counted from what
+	 * the kernel has consumed: a slot whose WQE is still outstanding
+	 * (fetched, not completed) is never fetched again, whatever the
+	 * producer index says.
+	 */
+	if (dp->sq_fetch - qp->sq_cons >=
+	    mrc_queue_pending(&qp->sq, qp->sq_cons))
 		return false;
 	wqe = mrc_queue_slot(&qp->sq, dp->sq_fetch);
 	sw = mrc_swqe(qp, dp->sq_fetch);
@@ -143,7 +177,10 @@ bad:
 	return false;
 }
 
-/* Gather @len bytes at @off of the message into @dst; false on a bad SGE. */
+/*
+ * Gather @len bytes at @off of the message into @dst: exactly those, or
+ * false (a bad SGE, or SGEs that do not cover them).
+ */
 static bool mrc_req_gather(struct mrc_qp *qp, struct mrc_swqe *sw, u32 off,
 			   u8 *dst, u32 len)
 {
@@ -151,6 +188,8 @@ static bool mrc_req_gather(struct mrc_qp *qp, struct mrc_swqe *sw, u32 off,
 	struct mrc_mr *mr;
 	u32 i, n;
 
+	if (off > sw->length || len > sw->length - off)
+		return false;
 	if (sw->flags & MRC_WQE_INLINE) {
 		memcpy(dst, sw->data + off, len);
 		return true;
@@ -165,12 +204,12 @@ static bool mrc_req_gather(struct mrc_qp *qp, struct mrc_swqe *sw, u32 off,
 		if (!mr || mr->ibmr.pd != qp->ibqp.pd ||
 		    !mrc_mr_covers(mr, sge[i].addr + off, n))
 			return false;
-		mrc_mr_copy(mr, sge[i].addr + off, dst, n, false);
+		mrc_mr_read(mr, sge[i].addr + off, dst, n);
 		dst += n;
 		len -= n;
 		off = 0;
 	}
-	return true;
+	return !len;
 }
 
 static u8 mrc_req_opcode(struct mrc_swqe *sw, u32 off, u32 len)
@@ -194,9 +233,8 @@ static u8 mrc_req_opcode(struct mrc_swqe *sw, u32 off, u32 len)
  */
 static u32 mrc_req_window(struct mrc_qp_dp *dp)
 {
-	u32 cap = clamp_t(u32, mrc_param_max_inflight, 1, MRC_MPR_MAX_PSNS);
-
-	return min3(dp->peer_mpr - 1, (u32)MRC_MPR_MAX_PSNS, cap);
+	/* Never more than the txpkts allocated at RTS (max_inflight then). */
+	return min3(dp->peer_mpr - 1, dp->tx_mask + 1, mrc_req_max_inflight());
 }
 
 /* @psn is the last PSN the window lets us send now: ask for a SACK. */
@@ -216,12 +254,16 @@ static bool mrc_req_awaits_ack(struct mrc_qp *qp)
 	       qp->sq_cons != qp->dp.seg_index;
 }
 
-/* Build (and queue) the packet of @psn, described by its txpkt. */
-static bool mrc_req_build(struct mrc_qp *qp, u32 psn, bool rtx,
-			  struct sk_buff_head *txq)
+/*
+ * Build (and queue) the packet of @psn, described by its txpkt.  Returns
+ * 0, -ENOMEM (nothing changed: try again later) or -EFAULT (its WR cannot
+ * be gathered and fails).
+ */
+static int mrc_req_build(struct mrc_qp *qp, u32 psn, bool rtx,
+			 struct sk_buff_head *txq)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
-	struct mrc_txpkt *tp = &dp->txpkts[psn % MRC_MPR_MAX_PSNS];
+	struct mrc_txpkt *tp = &dp->txpkts[psn & dp->tx_mask];
 	struct mrc_swqe *sw = mrc_swqe(qp, tp->wqe_index);
 	u8 op = mrc_req_opcode(sw, tp->offset, tp->len);
 	unsigned int hlen = MRC_BTH_LEN + mrc_req_hdr_len(op, true);
@@ -236,7 +278,7 @@ static bool mrc_req_build(struct mrc_qp *qp, u32 psn, bool rtx,
 
 	skb = mrc_net_alloc_skb(qp, hlen + tp->len + pad);
 	if (!skb)
-		return false;
+		return -ENOMEM;
 	p = skb->data;
 	bth = (struct mrc_bth *)p;
 	memset(bth, 0, MRC_BTH_LEN);
@@ -271,8 +313,8 @@ static bool mrc_req_build(struct mrc_qp *qp, u32 psn, bool rtx,
 	}
 	if (!mrc_req_gather(qp, sw, tp->offset, p, tp->len)) {
 		kfree_skb(skb);
-		mrc_comp_fail(qp, IB_WC_LOC_PROT_ERR);
-		return false;
+		mrc_comp_fail_wr(qp, tp->wqe_index, IB_WC_LOC_PROT_ERR);
+		return -EFAULT;
 	}
 	memset(p + tp->len, 0, pad);
 
@@ -284,7 +326,7 @@ static bool mrc_req_build(struct mrc_qp *qp, u32 psn, bool rtx,
 		mrc_counter_inc(qp->dev, MRC_CNT_RETRANSMITS);
 	mrc_txq_add(txq, skb, &dp->evs[tp->ev],
 		    rtx ? mrc_param_dscp_retx : mrc_param_dscp_data, true);
-	return true;
+	return 0;
 }
 
 /* Resend the PSNs flagged by the completer or the timer, oldest first. */
@@ -293,21 +335,35 @@ static int mrc_req_resend(struct mrc_qp *qp, int budget,
 {
 	struct mrc_qp_dp *dp = &qp->dp;
 	u32 psn;
+	int err;
 
-	for (psn = dp->una; dp->nresend && budget && psn != dp->psn_next;
-	     psn = (psn + 1) & MRC_PSN_MASK) {
-		struct mrc_txpkt *tp = &dp->txpkts[psn % MRC_MPR_MAX_PSNS];
+	for (psn = dp->una; dp->nresend && budget && psn != dp->psn_next &&
+	     qp->state != IB_QPS_ERR; psn = (psn + 1) & MRC_PSN_MASK) {
+		struct mrc_txpkt *tp = &dp->txpkts[psn & dp->tx_mask];
 
 		if (!(tp->flags & MRC_TXPKT_RESEND))
 			continue;
+		if (dp->fail_pending &&
+		    tp->wqe_index - qp->sq_cons >= dp->fail_index - qp->sq_cons) {
+			/* Of the failed WR or after it: never completes. */
+			tp->flags &= ~(MRC_TXPKT_RESEND | MRC_TXPKT_BY_TIMER);
+			dp->nresend--;
+			continue;
+		}
+		err = mrc_req_build(qp, psn, true, txq);
+		if (err == -ENOMEM) {
+			/* Still flagged: resent once memory allows. */
+			dp->tx_nomem = true;
+			return budget;
+		}
+		if (err)
+			continue;	/* its WR failed: never resent */
 		mrc_counter_inc(qp->dev, tp->flags & MRC_TXPKT_BY_TIMER ?
 				MRC_CNT_TIMEOUT_RETRANSMITS :
 				MRC_CNT_FAST_RETRANSMITS);
 		tp->flags &= ~(MRC_TXPKT_RESEND | MRC_TXPKT_BY_TIMER);
 		dp->nresend--;
 		tp->retries++;
-		if (!mrc_req_build(qp, psn, true, txq))
-			return 0;
 		budget--;
 	}
 	return budget;
@@ -322,40 +378,56 @@ static int mrc_req_send_new(struct mrc_qp *qp, int budget,
 	enum ib_wc_status status;
 	struct mrc_txpkt *tp;
 	struct mrc_swqe *sw;
+	bool imm;
+	int err;
 
 	while (budget && qp->state == IB_QPS_RTS) {
 		if (((dp->psn_next - dp->una) & MRC_PSN_MASK) >=
 		    mrc_req_window(dp))
 			break;
+		if (dp->fail_pending && dp->seg_index == dp->fail_index)
+			break;
 		if (dp->seg_index == dp->sq_fetch) {
 			if (!mrc_req_fetch(qp, &status)) {
 				if (status != IB_WC_SUCCESS)
-					mrc_comp_fail(qp, status);
+					mrc_comp_fail_wr(qp, dp->sq_fetch - 1,
+							 status);
 				break;
 			}
 		}
 		sw = mrc_swqe(qp, dp->seg_index);
+		imm = sw->opcode == MRC_WQE_RDMA_WRITE_WITH_IMM;
 		if (dp->seg_off == 0) {
-			bool imm = sw->opcode == MRC_WQE_RDMA_WRITE_WITH_IMM;
-
+			/*
+			 * The message's numbers, taken for good only once its
+			 * first packet exists: an allocation that fails
+			 * consumes no MSN the responder would wait for.
+			 */
 			if (imm && dp->wimm_inflight >= mrc_param_max_wimm)
 				break;
 			sw->msn = dp->msn_next;
-			dp->msn_next = (dp->msn_next + 1) & MRC_AETH_MSN_MASK;
-			sw->rqmsn = imm ? dp->rqmsn_next++ : dp->rqmsn_next;
-			dp->wimm_inflight += imm;
+			sw->rqmsn = dp->rqmsn_next;
 			sw->first_psn = dp->psn_next;
 			sw->npkts = max(1U, DIV_ROUND_UP(sw->length, mtu));
 		}
-		tp = &dp->txpkts[dp->psn_next % MRC_MPR_MAX_PSNS];
+		tp = &dp->txpkts[dp->psn_next & dp->tx_mask];
 		tp->wqe_index = dp->seg_index;
 		tp->offset = dp->seg_off;
 		tp->len = min(mtu, sw->length - dp->seg_off);
 		tp->flags = 0;
 		tp->retries = 0;
 		tp->ev = 0;
-		if (!mrc_req_build(qp, dp->psn_next, false, txq))
+		err = mrc_req_build(qp, dp->psn_next, false, txq);
+		if (err) {
+			/* Out of memory: nothing taken, tried again later. */
+			dp->tx_nomem = err == -ENOMEM;
 			break;
+		}
+		if (dp->seg_off == 0) {
+			dp->msn_next = (dp->msn_next + 1) & MRC_AETH_MSN_MASK;
+			dp->rqmsn_next += imm;
+			dp->wimm_inflight += imm;
+		}
 		dp->psn_next = (dp->psn_next + 1) & MRC_PSN_MASK;
 		dp->seg_off += tp->len;
 		if (dp->seg_off >= sw->length) {
@@ -473,9 +545,9 @@ static void mrc_req_expire(struct mrc_qp *qp)
 
 	dp->rto_fired = false;
 	if (mrc_req_awaits_ack(qp))
-		tp = &dp->txpkts[(dp->psn_next - 1) % MRC_MPR_MAX_PSNS];
+		tp = &dp->txpkts[(dp->psn_next - 1) & dp->tx_mask];
 	else if (dp->una != dp->psn_next)
-		tp = &dp->txpkts[dp->una % MRC_MPR_MAX_PSNS];
+		tp = &dp->txpkts[dp->una & dp->tx_mask];
 	else
 		return;
 	idle = mrc_now_us() - tp->sent_us;
@@ -546,8 +618,10 @@ static void mrc_req_task(struct tasklet_struct *t)
 		spin_unlock_bh(&dp->lock);
 		return;
 	}
+	dp->tx_nomem = false;
 	budget = mrc_req_resend(qp, budget, &txq);
-	budget = mrc_req_send_new(qp, budget, &txq);
+	if (!dp->tx_nomem)
+		budget = mrc_req_send_new(qp, budget, &txq);
 	if (dp->probe_pending) {
 		dp->probe_pending = false;
 		mrc_req_probe(qp, mrc_ev_select(qp, MRC_EV_NONE), false, &txq);
@@ -562,10 +636,15 @@ static void mrc_req_task(struct tasklet_struct *t)
 				      &txq);
 		}
 	}
-	if ((dp->una != dp->psn_next || mrc_req_awaits_ack(qp)) &&
-	    !timer_pending(&dp->rto_timer))
+	if (dp->tx_nomem) {
+		/* The timer's next tick runs us again (not spinning here). */
+		mrc_counter_inc(qp->dev, MRC_CNT_TX_NOMEM);
+		mod_timer(&dp->rto_timer, jiffies + 1);
+	} else if ((dp->una != dp->psn_next || mrc_req_awaits_ack(qp)) &&
+		   !timer_pending(&dp->rto_timer)) {
 		mod_timer(&dp->rto_timer,
 			  jiffies + usecs_to_jiffies(dp->rto_us));
+	}
 	spin_unlock_bh(&dp->lock);
 
 	mrc_net_xmit_list(qp, &txq);

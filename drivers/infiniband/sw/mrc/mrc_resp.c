@@ -8,7 +8,7 @@
  * WriteIMM completions in issue order.
  */
 #include <linux/bitmap.h>
-#include <linux/vmalloc.h>
+#include <linux/log2.h>
 
 #include "mrc.h"
 #include "mrc_ev.h"
@@ -31,34 +31,51 @@ static const struct mrc_path *mrc_ctl_path(struct mrc_qp *qp)
 	return &qp->dp.evs[mrc_ev_select(qp, MRC_EV_NONE)];
 }
 
-int mrc_resp_init(struct mrc_qp *qp)
+/*
+ * The responder's window state for INIT -> RTR: its MPR (mpr_units now),
+ * a bit per PSN and a message slot per MSN it may hold.  Process context.
+ */
+int mrc_resp_win_alloc(struct mrc_qp_win *w)
 {
-	struct mrc_qp_dp *dp = &qp->dp;
+	u32 units = clamp_t(u32, READ_ONCE(mrc_param_mpr_units), 1,
+			    MRC_MPR_MAX_UNITS);
 
-	dp->rcv_bitmap = bitmap_zalloc(MRC_MPR_MAX_PSNS, GFP_KERNEL);
-	dp->rmsgs = kvcalloc(MRC_MPR_MAX_PSNS, sizeof(*dp->rmsgs), GFP_KERNEL);
-	if (!dp->rcv_bitmap || !dp->rmsgs) {
-		mrc_resp_cleanup(qp);
-		return -ENOMEM;
-	}
-	return 0;
+	w->mpr = units * MRC_MPR_UNIT_PSNS;
+	w->rcv_size = roundup_pow_of_two(w->mpr);
+	w->rcv_bitmap = bitmap_zalloc(w->rcv_size, GFP_KERNEL_ACCOUNT);
+	w->rmsgs = kvcalloc(w->rcv_size, sizeof(*w->rmsgs), GFP_KERNEL_ACCOUNT);
+	return w->rcv_bitmap && w->rmsgs ? 0 : -ENOMEM;
 }
 
-void mrc_resp_cleanup(struct mrc_qp *qp)
+/* Exchange the QP's responder window state with @w's; dp.lock held. */
+void mrc_resp_win_swap(struct mrc_qp *qp, struct mrc_qp_win *w)
 {
-	bitmap_free(qp->dp.rcv_bitmap);
-	kvfree(qp->dp.rmsgs);
-	qp->dp.rcv_bitmap = NULL;
-	qp->dp.rmsgs = NULL;
+	struct mrc_qp_dp *dp = &qp->dp;
+	u32 size = dp->rcv_bitmap ? dp->rcv_mask + 1 : 0;
+	u32 mpr = dp->mpr;
+
+	swap(dp->rcv_bitmap, w->rcv_bitmap);
+	swap(dp->rmsgs, w->rmsgs);
+	dp->rcv_mask = w->rcv_size - 1;
+	dp->mpr = w->mpr;
+	w->rcv_size = size;
+	w->mpr = mpr;
+}
+
+/* Free what @w holds (either side's, or what a swap gave back). */
+void mrc_qp_win_free(struct mrc_qp_win *w)
+{
+	kvfree(w->txpkts);
+	bitmap_free(w->rcv_bitmap);
+	kvfree(w->rmsgs);
+	memset(w, 0, sizeof(*w));
 }
 
 /* INIT -> RTR: start receiving at rq_psn.  Called with dp.lock held. */
 void mrc_resp_start(struct mrc_qp *qp)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
-	u32 units = clamp_t(u32, mrc_param_mpr_units, 1, MRC_MPR_MAX_UNITS);
 
-	dp->mpr = units * MRC_MPR_UNIT_PSNS;
 	dp->rcv_next = qp->attr.rq_psn;
 	dp->rcv_high = dp->rcv_next;
 	dp->msn_done = 0;
@@ -69,8 +86,8 @@ void mrc_resp_start(struct mrc_qp *qp)
 	dp->pkts_since_sack = 0;
 	dp->rcvd_bytes = 0;
 	dp->echo_ts_set = false;
-	bitmap_zero(dp->rcv_bitmap, MRC_MPR_MAX_PSNS);
-	memset(dp->rmsgs, 0, MRC_MPR_MAX_PSNS * sizeof(*dp->rmsgs));
+	bitmap_zero(dp->rcv_bitmap, dp->rcv_mask + 1);
+	memset(dp->rmsgs, 0, (dp->rcv_mask + 1) * sizeof(*dp->rmsgs));
 }
 
 static bool mrc_resp_active(struct mrc_qp *qp)
@@ -147,7 +164,7 @@ static void mrc_resp_sack(struct mrc_qp *qp, struct sk_buff_head *txq,
 	for (i = 0; i < MRC_SACK_BITMAP_BITS && i < dp->mpr; i++) {
 		u32 psn = (dp->rcv_next + i) & MRC_PSN_MASK;
 
-		if (test_bit(psn % MRC_MPR_MAX_PSNS, dp->rcv_bitmap))
+		if (test_bit(psn & dp->rcv_mask, dp->rcv_bitmap))
 			bitmap |= BIT_ULL(i);
 	}
 	seth->bitmap = cpu_to_be64(bitmap);
@@ -232,7 +249,10 @@ static bool mrc_resp_execute(struct mrc_qp *qp, struct sk_buff_head *txq)
 	for (;;) {
 		u32 next = (dp->msn_done + 1) & MRC_AETH_MSN_MASK;
 
-		rm = &dp->rmsgs[next % MRC_MPR_MAX_PSNS];
+		/* A completion that overflowed its CQ errors the QP. */
+		if (qp->state == IB_QPS_ERR)
+			return false;
+		rm = &dp->rmsgs[next & dp->rcv_mask];
 		if (rm->msn != next)
 			return true;
 		/*
@@ -270,7 +290,7 @@ struct mrc_req_hdrs {
 	struct mrc_tseth *tseth;
 	struct mrc_reth *reth;
 	struct mrc_immdt *immdt;
-	u8 *payload;
+	u32 payload;			/* offset in the skb, from its data */
 	u32 paylen;
 };
 
@@ -291,13 +311,15 @@ static bool mrc_resp_parse(struct mrc_pkt *pkt, struct mrc_req_hdrs *h)
 	p += MRC_RETH_LEN;
 	h->immdt = mrc_op_has_imm(pkt->opcode) ? (struct mrc_immdt *)p : NULL;
 	p += h->immdt ? MRC_IMMDT_LEN : 0;
-	h->payload = p;
+	/* The payload may be in the skb's fragments: an offset, not a pointer. */
+	h->payload = p - pkt->skb->data;
 	h->paylen = pkt->hdr_len - need - pad;
 	return true;
 }
 
 /* Place one packet's payload, or say why it may not be placed. */
-static bool mrc_resp_place(struct mrc_qp *qp, struct mrc_req_hdrs *h)
+static bool mrc_resp_place(struct mrc_qp *qp, struct mrc_pkt *pkt,
+			   struct mrc_req_hdrs *h)
 {
 	u64 va = be64_to_cpu(h->reth->va);
 	struct mrc_mr *mr;
@@ -310,7 +332,7 @@ static bool mrc_resp_place(struct mrc_qp *qp, struct mrc_req_hdrs *h)
 	    !(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE) ||
 	    !mrc_mr_covers(mr, va, h->paylen))
 		return false;
-	mrc_mr_copy(mr, va, h->payload, h->paylen, true);
+	mrc_mr_copy_skb(mr, va, pkt->skb, h->payload, h->paylen);
 	return true;
 }
 
@@ -345,9 +367,9 @@ static struct mrc_rmsg *mrc_resp_msg(struct mrc_qp *qp, struct mrc_req_hdrs *h)
 	msn = ntohs(h->meth->msn);
 	ahead = (msn - (dp->msn_done + 1)) & U16_MAX;
 	msn = (dp->msn_done + 1 + ahead) & MRC_AETH_MSN_MASK;
-	if (ahead >= MRC_MPR_MAX_PSNS)
+	if (ahead >= dp->mpr)
 		return NULL;
-	rm = &dp->rmsgs[msn % MRC_MPR_MAX_PSNS];
+	rm = &dp->rmsgs[msn & dp->rcv_mask];
 	if (rm->state == MRC_RMSG_FREE) {
 		memset(rm, 0, sizeof(*rm));
 		rm->state = MRC_RMSG_OPEN;
@@ -409,7 +431,7 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 	/* d: the distance from cack_psn (wire-format.rst, Receive window). */
 	d = psn_diff(pkt->psn, (dp->rcv_next - 1) & MRC_PSN_MASK);
 	if (!d || d >= MRC_PSN_HALF ||
-	    test_bit(pkt->psn % MRC_MPR_MAX_PSNS, dp->rcv_bitmap)) {
+	    test_bit(pkt->psn & dp->rcv_mask, dp->rcv_bitmap)) {
 		/*
 		 * Already here: the SACK that said so, or the ACK, was lost.
 		 * Both are sent again (a requester that has everything SACKed
@@ -458,7 +480,7 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 			rm->has_last = true;
 			rm->last_psn = pkt->psn;
 		}
-		if (!rm->fail && !mrc_resp_place(qp, &h)) {
+		if (!rm->fail && !mrc_resp_place(qp, pkt, &h)) {
 			mrc_rmsg_fail(rm, MRC_AETH_NAK_REM_ACCESS, pkt->psn);
 			mrc_counter_inc(qp->dev, MRC_CNT_REMOTE_ACCESS_ERRORS);
 		}
@@ -474,7 +496,7 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 	}
 
 	/* Arrived: the delivery layer's bookkeeping. */
-	set_bit(pkt->psn % MRC_MPR_MAX_PSNS, dp->rcv_bitmap);
+	set_bit(pkt->psn & dp->rcv_mask, dp->rcv_bitmap);
 	/*
 	 * A new hole: the packet is neither the next expected one nor the one
 	 * after the highest arrived (it jumps ahead, or lands inside a hole).
@@ -483,8 +505,8 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 	hole = d != 1 && pkt->psn != dp->rcv_high;
 	if (psn_diff(pkt->psn, dp->rcv_high) < MRC_PSN_HALF)
 		dp->rcv_high = (pkt->psn + 1) & MRC_PSN_MASK;
-	while (test_bit(dp->rcv_next % MRC_MPR_MAX_PSNS, dp->rcv_bitmap)) {
-		clear_bit(dp->rcv_next % MRC_MPR_MAX_PSNS, dp->rcv_bitmap);
+	while (test_bit(dp->rcv_next & dp->rcv_mask, dp->rcv_bitmap)) {
+		clear_bit(dp->rcv_next & dp->rcv_mask, dp->rcv_bitmap);
 		dp->rcv_next = (dp->rcv_next + 1) & MRC_PSN_MASK;
 	}
 	dp->rcvd_bytes += h.paylen;
