@@ -39,6 +39,19 @@ back.  Stdlib only: it runs under Debian's /usr/bin/python3 in the guest.
       those writes happened or not ("HASHES=", comma-separated); and
       optionally the hex of one region ("REGION=").
 
+  crafted_pkt.py forge --dst IP --src IP --qpn N [--sport N] [--count N]
+                       [--wait-file PATH] PKT...
+      Sends each PKT (--count times over) from an ordinary UDP socket, as
+      an unprivileged process can: bound to --sport (default: a port the
+      kernel picks), it has the kernel write the IP and UDP headers, with
+      DF set (IP_PMTUDISC_DO) and therefore IP ID 0 on an unconnected
+      socket; the ICRC is computed over those headers.  --src is the
+      address the kernel sends from (to compute the ICRC); "@N" of qpn is
+      relative to --qpn, psn and va have no base; a PKT's own sport= has
+      a socket of its own bound to that port.  --wait-file PATH: print
+      "ARMED", then send once PATH exists (Python starts slowly in a
+      guest).  Prints "FORGED n=N sport=P[,P...]" (exit 0).
+
   crafted_pkt.py serve
       Runs the commands above without starting Python again for each (a
       TCG guest takes seconds to): reads lines "PREFIX ARGS..." (ARGS
@@ -78,6 +91,10 @@ literals; "@N" means "the target's base plus N" for psn (RQ_PSN), va
   trunc=N           keep N bytes from the BTH on, then a fresh ICRC
   cut=N             keep N bytes of the UDP payload (ICRC not recomputed)
   icrcxor=X         xor the ICRC with X
+  df=1              the IP DF flag (df=0: none, for fragments)
+  frag=N            send the datagram as IPv4 fragments of N bytes of
+                    payload each (a multiple of 8; needs df=0): the
+                    receiver reassembles it into a non-linear packet
   flip=OFF:MASK     xor the UDP payload byte at OFF with MASK, after the
                     ICRC was computed
   x_tos= x_ttl= x_sport= x_byte4= x_byte8=
@@ -102,6 +119,10 @@ UDP_HLEN = 8
 BTH_LEN = 12
 ICRC_LEN = 4
 IP_DF = 0x4000
+IP_MF = 0x2000
+# <linux/in.h>: a socket option, and the value that sets DF on every packet.
+IP_MTU_DISCOVER = 10
+IP_PMTUDISC_DO = 2
 IPPROTO_UDP = 17
 DEFAULT_TTL = 64
 
@@ -165,9 +186,9 @@ def ipv4_checksum(hdr):
     return ~total & 0xFFFF
 
 
-def ipv4_header(src, dst, total_len, tos, ipid, ttl):
+def ipv4_header(src, dst, total_len, tos, ipid, ttl, frag_off=IP_DF):
     hdr = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, tos, total_len, ipid,
-                                IP_DF, ttl, IPPROTO_UDP, 0,
+                                frag_off, ttl, IPPROTO_UDP, 0,
                                 socket.inet_aton(src), socket.inet_aton(dst)))
     struct.pack_into("!H", hdr, 10, ipv4_checksum(hdr))
     return hdr
@@ -279,11 +300,13 @@ class Target:
 
 
 class Packet:
-    """One crafted packet: the bytes from the IP header on, and its sizes."""
+    """One crafted packet: the bytes from the IP header on, and its sizes;
+    frags: the IP fragments that are sent instead, if any."""
 
-    def __init__(self, data, note):
+    def __init__(self, data, note, frags=None):
         self.data = bytes(data)
         self.note = note
+        self.frags = frags or [self.data]
 
     @property
     def udp_len(self):
@@ -297,7 +320,7 @@ KNOWN_KEYS = {
     "cack", "sackoff", "bitmap", "mpr", "sflags", "ackoff", "ev", "ccts",
     "reason", "nackpsn", "probeid", "src", "dst", "sport", "dport", "tos",
     "ttl", "ipid", "trunc", "cut", "icrcxor", "flip", "x_tos", "x_ttl",
-    "x_ipidxor", "x_sport", "x_byte4", "x_byte8",
+    "x_ipidxor", "x_sport", "x_byte4", "x_byte8", "df", "frag",
 }
 
 
@@ -396,7 +419,8 @@ def build(text, tgt, src, dst, ipid):
     dst = spec.get("dst", dst)
     udp_len = UDP_HLEN + len(content) + ICRC_LEN
     ip = ipv4_header(src, dst, IPV4_HLEN + udp_len, num("tos", 0),
-                     num("ipid", ipid), num("ttl", DEFAULT_TTL))
+                     num("ipid", ipid), num("ttl", DEFAULT_TTL),
+                     IP_DF if num("df", 1) else 0)
     udp = udp_header(num("sport", 0xC123),
                      num("dport", tgt.num("UDP_PORT", UDP_PORT)), udp_len)
     crc = icrc(ip, udp, content) ^ num("icrcxor", 0)
@@ -427,7 +451,30 @@ def build(text, tgt, src, dst, ipid):
         upay[8] = num("x_byte8", 0)
     struct.pack_into("!H", ip, 10, 0)
     struct.pack_into("!H", ip, 10, ipv4_checksum(ip))
+    if "frag" in spec:
+        return Packet(ip + udp + upay, text,
+                      fragments(ip, bytes(udp + upay), num("frag", 0)))
     return Packet(ip + udp + upay, text)
+
+
+def fragments(ip, data, size):
+    """The IPv4 fragments of datagram ip + data, size bytes of data each
+    (a multiple of 8); the receiver reassembles them into a packet whose
+    header has no DF and no offset, the header the ICRC was computed
+    over."""
+    if size <= 0 or size % 8 or struct.unpack_from("!H", ip, 6)[0] != 0:
+        raise SpecError("frag= needs a multiple of 8 and df=0")
+    out = []
+    for off in range(0, len(data), size):
+        piece = data[off:off + size]
+        hdr = bytearray(ip)
+        more = IP_MF if off + size < len(data) else 0
+        struct.pack_into("!H", hdr, 2, IPV4_HLEN + len(piece))
+        struct.pack_into("!H", hdr, 6, more | (off // 8))
+        struct.pack_into("!H", hdr, 10, 0)
+        struct.pack_into("!H", hdr, 10, ipv4_checksum(hdr))
+        out.append(bytes(hdr) + piece)
+    return out
 
 
 # --- replies --------------------------------------------------------------
@@ -601,7 +648,8 @@ def cmd_send(args):
     rx = open_capture(port)
     tx = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
     for pkt in packets:
-        tx.sendto(pkt.data, (args.dst, 0))
+        for frag in pkt.frags:
+            tx.sendto(frag, (args.dst, 0))
     print(f"SENT n={len(packets)} "
           f"udp_bytes={sum(p.udp_len for p in packets)} "
           f"ip_bytes={sum(len(p.data) for p in packets)}")
@@ -788,6 +836,51 @@ def cmd_selftest(_args):
     return 1 if failures else 0
 
 
+class ForgeTarget(Target):
+    """A QP known only by its number (forge): no MR, no PSN base."""
+
+    def __init__(self, qpn, port):
+        super().__init__(None)
+        self.kv = {"QPN": str(qpn), "UDP_PORT": str(port)}
+
+
+def forge_socket(src, port):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.setsockopt(socket.IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO)
+    sock.bind((src, port))
+    return sock
+
+
+def cmd_forge(args):
+    tgt = ForgeTarget(args.qpn, args.dport)
+    socks = {}
+    sends = []
+    for text in args.packets:
+        # A packet's own sport= gets a socket of its own on that port.
+        want = parse_spec(text).get("sport")
+        port = parse_num(want, what="sport") if want else args.sport
+        if port not in socks:
+            socks[port] = forge_socket(args.src, port)
+        sock = socks[port]
+        real = sock.getsockname()[1]
+        # What the kernel will write: ID 0 (DF, unconnected), its port.
+        spec = " ".join(t for t in text.split() if not t.startswith("sport="))
+        pkt = build(f"{spec} sport={real} ipid=0", tgt, args.src, args.dst, 0)
+        sends.append((sock, pkt.data[IPV4_HLEN + UDP_HLEN:]))
+    if args.wait_file:
+        print("ARMED", flush=True)
+        while not os.path.exists(args.wait_file):
+            time.sleep(0.01)
+    n = 0
+    for _ in range(args.count):
+        for sock, data in sends:
+            sock.sendto(data, (args.dst, args.dport))
+            n += 1
+    ports = ",".join(str(s.getsockname()[1]) for s in socks.values())
+    print(f"FORGED n={n} sport={ports}")
+    return 0
+
+
 def make_parser():
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n")[0],
@@ -805,6 +898,15 @@ def make_parser():
     send.add_argument("--expect", action="append", default=[])
     send.add_argument("--timeout", type=float, default=20.0)
     send.add_argument("packets", nargs="*")
+    forge = sub.add_parser("forge")
+    forge.add_argument("--dst", required=True)
+    forge.add_argument("--src", required=True)
+    forge.add_argument("--qpn", type=lambda x: int(x, 0), required=True)
+    forge.add_argument("--sport", type=lambda x: int(x, 0), default=0)
+    forge.add_argument("--dport", type=lambda x: int(x, 0), default=UDP_PORT)
+    forge.add_argument("--count", type=lambda x: int(x, 0), default=1)
+    forge.add_argument("--wait-file")
+    forge.add_argument("packets", nargs="+")
     model = sub.add_parser("model")
     model.add_argument("--len", type=lambda x: int(x, 0), required=True)
     model.add_argument("--write", action="append", default=[])
@@ -821,6 +923,8 @@ def dispatch(args):
             return cmd_model(args)
         if args.cmd == "send":
             return cmd_send(args)
+        if args.cmd == "forge":
+            return cmd_forge(args)
         print(f"RESULT fail '{args.cmd}' cannot run here")
         return 2
     except SpecError as exc:

@@ -47,6 +47,8 @@ SRC_NS=h1
 TGT_IP=198.18.0.2
 SRC_IP=198.18.0.1
 STRANGER_IP=198.18.0.99	# on the subnet, nobody's address
+TGT_IP2=198.18.0.3	# a second address of the target's host (group_peer)
+TGT_BCAST=198.18.0.255	# the subnet's broadcast address
 PEER_QPN=0x0000c1	# the QPN the target is connected to (nobody's)
 MR_PAGES=4
 TARGET_TIMEOUT=900	# mrc_target's own bound
@@ -564,6 +566,13 @@ group_valid() {
 		--expect ack:syn=0x1f:msn=5:psn=@6 --cack @6 \
 		"psn=@6 msn=5 va=@8000 len=16 seed=7 sport=0xc0a5 x_tos=0x03"
 	MR_WRITES+=(8000:16:7)
+	# Reassembled from IP fragments, the packet reaches the driver with
+	# its payload in fragments of the skb, not in its head.
+	crafted "WRITE Only of 1000 bytes in 4 IP fragments (a non-linear packet): placed" \
+		"rx_data_pkts=1 acks_sent=1" \
+		--expect ack:syn=0x1f:msn=6:psn=@7 --cack @7 \
+		"psn=@7 msn=6 va=@9000 len=1000 seed=8 df=0 frag=256"
+	MR_WRITES+=(9000:1000:8)
 	expect_mr
 	expect_cqes 0
 	expect_state RTS
@@ -676,24 +685,36 @@ group_dropped() {
 	expect_state RTS
 }
 
-# Control packets for the requester, which has nothing in flight.
+# Control packets for the requester, which has nothing in flight: each
+# names a PSN, probe id or MSN the QP never sent, so none may change
+# anything (the window, an EV, the QP's state): dropped and counted.
 group_stray() {
-	crafted "stray SACK (PR, full bitmap, mpr 255)" \
-		"sacks_rcvd=1 probe_sacks_rcvd=1" --cack @-1 \
+	crafted "stray SACK (PR, full bitmap, mpr 255): names nothing sent" \
+		"drop_unmatched_ack=1" --cack @-1 \
 		"op=0xdc psn=@100 cack=@100 bitmap=0xffffffffffffffff mpr=255 sflags=0x2 ackoff=7"
-	crafted "stray ACK" "acks_rcvd=1" --cack @-1 "op=0xd1 syn=0x1f amsn=5"
-	crafted "stray NACK PSN_OOR_WINDOW" \
-		"nacks_rcvd=1 nack_psn_oor_window=1" --cack @-1 \
-		"op=0xdd reason=0x0b psn=@7"
-	crafted "stray NACK TRIMMED" "nacks_rcvd=1 nack_trimmed=1" --cack @-1 \
-		"op=0xdd reason=0x01 psn=@7"
-	crafted "stray NACK with an unknown reason" \
-		"nacks_rcvd=1 nack_other=1" --cack @-1 \
-		"op=0xdd reason=0x55 psn=@7"
+	crafted "stray SACK (M=ALWAYS_SKIP): names nothing sent" \
+		"drop_unmatched_ack=1" --cack @-1 \
+		"op=0xdc psn=@100 cack=@100 sflags=0x40 ev=0xc1230000"
+	crafted "stray ACK: for a message never sent" "drop_unmatched_ack=1" \
+		--cack @-1 "op=0xd1 syn=0x1f amsn=5"
+	crafted "stray NAK: for a message never sent" "drop_unmatched_ack=1" \
+		--cack @-1 "op=0xd1 syn=0x62 amsn=5"
+	crafted "stray NACK PSN_OOR_WINDOW: for a PSN never sent" \
+		"drop_unmatched_ack=1" --cack @-1 "op=0xdd reason=0x0b psn=@7"
+	crafted "stray NACK TRIMMED: for a PSN never sent" \
+		"drop_unmatched_ack=1" --cack @-1 "op=0xdd reason=0x01 psn=@7"
+	crafted "stray NACK with an unknown reason" "drop_unmatched_ack=1" \
+		--cack @-1 "op=0xdd reason=0x55 psn=@7"
+	crafted "stray NACK UNEXP_EVENT: for a PSN never sent, the QP runs on" \
+		"drop_unmatched_ack=1" --cack @-1 "op=0xdd reason=0x19 psn=@7"
 	expect_state RTS
-	crafted "NACK UNEXP_EVENT: the requester goes to error" \
-		"nacks_rcvd=1 nack_unexp_event=1" --nofence \
-		"op=0xdd reason=0x19 psn=@7"
+	expect_cqes 0
+	# An RC opcode in the window errors the QP (group_rc); then nothing
+	# is taken.
+	crafted "RC RDMA WRITE Only in the window: QP to error" \
+		"nacks_sent=1 nack_unexp_event=1" --nofence \
+		--expect nack:reason=0x19:nackpsn=@0 \
+		"op=0x0a psn=@0 va=@0 len=16 seed=71"
 	expect_state ERR
 	expect_error_event
 	expect_flushed
@@ -880,6 +901,33 @@ group_wrap() {
 	expect_mr
 }
 
+# What the driver checks of a packet against the QP's path and partition
+# (Documentation/mrc/security.rst): that it was sent to the QP's own
+# address (not another one of its host's, not a broadcast), with TVer 0,
+# and (data) a P_Key of the QP's partition (0xffff): 0x7fff, a limited
+# member of the same partition, matches it.
+group_peer() {
+	run ip -n "$TGT_NS" addr add "$TGT_IP2/24" dev "$HOST_NETDEV"
+	crafted "WRITE to another address of the target's host: bad destination" \
+		"drop_bad_dest=1" --cack @-1 \
+		"psn=@0 msn=1 va=@0 len=16 seed=90 dst=$TGT_IP2"
+	crafted "WRITE to the subnet's broadcast address: not unicast" \
+		"drop_not_unicast=1" --cack @-1 \
+		"psn=@0 msn=1 va=@0 len=16 seed=91 dst=$TGT_BCAST"
+	crafted "WRITE with TVer 1: bad header" "drop_bad_header=1" --cack @-1 \
+		"psn=@0 msn=1 va=@0 len=16 seed=92 tver=1"
+	crafted "WRITE with P_Key 0x1234: not the QP's partition" \
+		"drop_bad_pkey=1" --cack @-1 "psn=@0 msn=1 va=@0 len=16 seed=93 pkey=0x1234"
+	crafted "WRITE with P_Key 0x7fff: the same partition, placed" \
+		"rx_data_pkts=1 acks_sent=1" \
+		--expect ack:syn=0x1f:msn=1:psn=@0 --cack @0 \
+		"psn=@0 msn=1 va=@0 len=16 seed=94 pkey=0x7fff"
+	MR_WRITES+=(0:16:94)
+	run ip -n "$TGT_NS" addr del "$TGT_IP2/24" dev "$HOST_NETDEV"
+	expect_mr
+	expect_state RTS
+}
+
 # IBTA RC opcodes to an MRC QP.
 group_rc() {
 	local -a ops=() n
@@ -1007,6 +1055,7 @@ counters_vs_rdma_tool
 run_group "valid packets" group_valid
 run_group "dropped before the QP" group_dropped
 run_group "stray control packets" group_stray
+run_group "peer and partition" group_peer
 run_group "window and duplicates" group_sequence --rq-psn 0xfffffe
 run_group "receive window, old edge" group_edge_old
 run_group "receive window, far edge" group_edge_far

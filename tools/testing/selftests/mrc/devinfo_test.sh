@@ -42,6 +42,8 @@ expect_line "$tmp/short" "link_layer:[[:space:]]+Ethernet\$"
 log "== ibv_devinfo -v -d $TEST_DEV"
 run ibv_devinfo -v -d "$TEST_DEV"
 cp "$BOUNDED_OUT" "$tmp/verbose"
+# A software device's vendor id, as rdma_rxe's (0 fails rdma-core's tests).
+expect_line "$tmp/verbose" "vendor_id:[[:space:]]+0xffffff\$"
 expect_line "$tmp/verbose" "max_qp_rd_atom:[[:space:]]+0\$"
 expect_line "$tmp/verbose" "max_qp_init_rd_atom:[[:space:]]+0\$"
 expect_line "$tmp/verbose" "atomic_cap:[[:space:]]+ATOMIC_NONE \\(0\\)"

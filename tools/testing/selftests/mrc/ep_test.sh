@@ -88,7 +88,7 @@ EP_MAX_REQS=64			# MRC_EP_MAX_REQS
 PROBE_EVS=(0xc101 0xc202 0xd303 0xe404)
 BLACKHOLE_EV=0xc5c5
 STEV_PROBE=c6060042		# UDP source port 0xc606, flow label bits 0x0042
-PSU_MASK=0x6
+PSU_MASK=0x2
 CAPTURE_SECS=60
 TSHARK_SECS=240
 SNAPLEN=2048
@@ -266,11 +266,13 @@ expect_counters "EV probe" "$B.rx_pkts=1 $B.rx_bytes=$REQ_UDP \
 	$A.rx_pkts=1 $A.rx_bytes=$RSP_UDP $A.ep_drop_unmatched=1"
 
 log "== A: Port Status Update: acted upon and acknowledged"
-pkt_ok "Port Status Update" --dst "$IP_B" --op "$OP_PSU" --mask 0x24 \
+# Port 1 down (the only port of $B, whose peer it names); no QP of $B is
+# connected to A: nothing to apply it to (ep_port_status_no_peer).
+pkt_ok "Port Status Update" --dst "$IP_B" --op "$OP_PSU" --mask 0x2 \
 	--id 0x2001 --sport 0xd00d --reply
 expect_counters "Port Status Update" "$B.rx_pkts=1 $B.rx_bytes=$REQ_UDP \
-	$B.ep_reqs_rcvd=1 $B.ep_port_status_rcvd=1 $B.ep_rsps_sent=1 \
-	$B.tx_pkts=1 $B.tx_bytes=$RSP_IP \
+	$B.ep_reqs_rcvd=1 $B.ep_port_status_rcvd=1 $B.ep_port_status_no_peer=1 \
+	$B.ep_rsps_sent=1 $B.tx_pkts=1 $B.tx_bytes=$RSP_IP \
 	$A.rx_pkts=1 $A.rx_bytes=$RSP_UDP $A.ep_drop_unmatched=1"
 
 log "== A: malformed endpoint packets: dropped and counted, no reply"
@@ -278,6 +280,8 @@ dropped "ERTH one byte short" ep_drop_malformed --hlen $((ERTH_LEN - 1))
 dropped "ERTH one byte long" ep_drop_malformed --hlen $((ERTH_LEN + 1))
 dropped "undefined op 2" ep_drop_malformed --op 2
 dropped "undefined op 3" ep_drop_malformed --op 3
+dropped "Port Status Update naming ports $B does not have" ep_drop_malformed \
+	--op "$OP_PSU" --mask 0x24
 dropped "P_Key other than the control P_Key" ep_drop_malformed --pkey 0x7fff
 dropped "PadCnt 1" ep_drop_malformed --padcnt 1
 dropped "TVer 1" ep_drop_malformed --tver 1

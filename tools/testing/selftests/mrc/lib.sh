@@ -180,6 +180,25 @@ kill_tree() {
 	kill -KILL "$pid" 2>/dev/null || true
 }
 
+# tree_stacks PID: print, for PID and its descendants, the command, the
+# state and the kernel stack: why something did not finish.
+tree_stacks() {
+	local pid=$1 child
+	[ -d "/proc/$pid" ] || return 0
+	printf '    pid %s (%s) state %s\n' "$pid" "$(cat "/proc/$pid/comm" 2>/dev/null)" \
+		"$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)"
+	sed 's/^/      /' "/proc/$pid/stack" 2>/dev/null || true
+	for child in $(ps -o pid= --ppid "$pid" 2>/dev/null); do
+		tree_stacks "$child"
+	done
+}
+
+# bg_stacks NAME: tree_stacks of a background command.
+bg_stacks() {
+	[ -n "${BG_PID[$1]:-}" ] && tree_stacks "${BG_PID[$1]}"
+	return 0
+}
+
 # Background commands, by name: bg_spawn NAME CMD [ARG...] runs CMD (a
 # program or a function) with stdin from /dev/null and stdout+stderr into
 # the file $MRC_TMP/NAME.out (bg_out NAME prints that path); bg_done NAME
@@ -245,6 +264,8 @@ bounded() {
 	BOUNDED_OUT=$MRC_TMP/$name.out
 	bg_spawn "$name" "$@"
 	if ! bg_wait "$name" "$secs"; then
+		log "$name ($1) did not finish in ${secs}s:"
+		bg_stacks "$name"
 		bg_kill "$name"
 		BOUNDED_RC=124
 		return 1
@@ -537,14 +558,21 @@ markers_in() {
 	[ "$n" -ge "$MARKERS" ]
 }
 
-# cap_end NAME: stop tcpdump, the background job cap.NAME (started through
-# ip netns exec); ok if it dropped no packet, not_ok (untrustworthy) if it did.
-cap_end() {
-	local name=$1 pid out
+# cap_stop NAME: stop a capture whose completeness does not matter (a
+# sample of a flow: which ports it uses).
+cap_stop() {
+	local name=$1 pid
 	pid=$(ps -o pid= --ppid "${BG_PID[cap.$name]}" | tr -d ' ')
 	[ -n "$pid" ] || fail "tcpdump of $name is not running"
 	kill -INT "$pid"
 	bg_wait "cap.$name" "$CMD_TIMEOUT" || fail "tcpdump of $name did not stop"
+}
+
+# cap_end NAME: stop tcpdump, the background job cap.NAME (started through
+# ip netns exec); ok if it dropped no packet, not_ok (untrustworthy) if it did.
+cap_end() {
+	local name=$1 out
+	cap_stop "$name"
 	out=$(bg_out "cap.$name")
 	if grep -q '^0 packets dropped by kernel' "$out"; then
 		ok "capture $name complete ($(grep 'captured' "$out"))"

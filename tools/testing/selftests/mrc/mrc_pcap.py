@@ -12,6 +12,14 @@ command prints "key value" lines for the shell to assert on.  Stdlib only.
 
   mrc_pcap.py sports --src IP FILE...
       sport N          every UDP source port of an MRC packet from IP
+      psn_last N       the PSN of its last data packet
+  mrc_pcap.py payload --cap FILE --src IP --mul M --add A
+                      --region BASE:LEN:OFF...
+      Every data packet from IP (whole packets captured) against what its
+      sender posted: LEN bytes at remote address BASE from offset OFF of
+      a buffer whose byte i is (M * i + A) & 0xff: "data N", "rtx N",
+      "bytes N" (payload), "bad N" (payloads that differ), "stray N"
+      (payloads to addresses no region covers).
   mrc_pcap.py cut --cap FILE --far FILE --events FILE --src IP --port P
                   --sports N,N... --value-base N
                   --t-cut0 NS --t-cut1 NS --t-up0 NS
@@ -60,8 +68,16 @@ IPPROTO_UDP = 17
 NSEC_PER_SEC = 1000000000
 NSEC_PER_USEC = 1000
 
+BTH_FLAGS = 1
+BTH_PADCNT_MASK = 0x30
+BTH_PADCNT_SHIFT = 4
 BTH_ACK_FLAGS = 8
 BTH_RTX = 0x20
+BTH_TSH = 0x10
+METH_LEN = 4
+TSETH_LEN = 4
+RETH_LEN = 16
+IMMDT_LEN = 4
 BTH_PSN = 9
 SETH_FLAGS_LO = 1		# the byte of SETH.flags holding PR
 SETH_PR = 0x02
@@ -223,12 +239,54 @@ def put(key, value):
 
 def cmd_sports(a):
     seen = set()
+    last = None
     for path in a.files:
         for p in packets(path):
             if p.src == a.src:
                 seen.add(p.sport)
+                if p.is_data():
+                    last = p.psn
     for s in sorted(seen):
         put("sport", s)
+    if last is not None:
+        put("psn_last", last)
+
+
+def cmd_payload(a):
+    """Every data packet from --src against the pattern its sender wrote:
+    byte (mul * i + add) & 0xff at offset i of what was posted, each
+    --region BASE:LEN:OFF saying that LEN bytes at remote address BASE
+    were posted from offset OFF."""
+    regions = []
+    for r in a.region:
+        base, length, off = (int(x, 0) for x in r.split(":"))
+        regions.append((base, length, off))
+    counts = {"data": 0, "rtx": 0, "bytes": 0, "bad": 0, "stray": 0}
+    for p in packets(a.cap):
+        if p.src != a.src or not p.is_data():
+            continue
+        counts["data"] += 1
+        counts["rtx"] += p.rtx
+        tsh = bool(p.mrc[BTH_ACK_FLAGS] & BTH_TSH)
+        reth = cp.BTH_LEN + METH_LEN + (TSETH_LEN if tsh else 0)
+        hdr = reth + RETH_LEN + (IMMDT_LEN if p.op in cp.IMM_OPS else 0)
+        pad = (p.mrc[BTH_FLAGS] & BTH_PADCNT_MASK) >> BTH_PADCNT_SHIFT
+        body = p.mrc[hdr:len(p.mrc) - cp.ICRC_LEN - pad]
+        va = int.from_bytes(p.mrc[reth:reth + 8], "big")
+        if not body:
+            continue
+        counts["bytes"] += len(body)
+        for base, length, off in regions:
+            if base <= va and va + len(body) <= base + length:
+                start = off + va - base
+                want = bytes((a.mul * (start + i) + a.add) & 0xFF
+                             for i in range(len(body)))
+                counts["bad"] += body != want
+                break
+        else:
+            counts["stray"] += 1
+    for k, v in counts.items():
+        put(k, v)
 
 
 def pkt_key(p):
@@ -484,6 +542,12 @@ def make_parser():
     s.add_argument("--sports")
     s.add_argument("--ifindex", type=int)
     s.add_argument("--settle", type=int, default=0)
+    s = sub.add_parser("payload")
+    s.add_argument("--cap", required=True)
+    s.add_argument("--src", required=True)
+    s.add_argument("--mul", type=lambda x: int(x, 0), required=True)
+    s.add_argument("--add", type=lambda x: int(x, 0), required=True)
+    s.add_argument("--region", action="append", default=[])
     s = sub.add_parser("ep")
     s.add_argument("--cap", required=True)
     s.add_argument("--src", required=True)
@@ -494,7 +558,7 @@ def make_parser():
 def main():
     a = make_parser().parse_args()
     {"sports": cmd_sports, "cut": cmd_cut, "window": cmd_window,
-     "ep": cmd_ep}[a.cmd](a)
+     "payload": cmd_payload, "ep": cmd_ep}[a.cmd](a)
 
 
 if __name__ == "__main__":

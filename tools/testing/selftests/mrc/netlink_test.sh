@@ -14,7 +14,8 @@
 #  - dev-get/port-get by name and index, limits and capabilities, and their
 #    refusals (ENODEV, EINVAL, ENOENT, ERANGE from the policy);
 #  - every change is EPERM without CAP_NET_ADMIN (a second ynl_serve.py
-#    under setpriv, which also may not join group ev), gets are allowed;
+#    under setpriv, which also may not join group ev), gets are allowed,
+#    qp-get only for the caller's own QPs;
 #  - the life cycle of format, EV (exp, gen, auto, an SRv6 one stored) and
 #    CC profiles: INIT -> OFFLINE -> ONLINE -> OFFLINE -> INIT, bad
 #    transitions and attributes (EINVAL), EBUSY (a format in use, a device
@@ -737,6 +738,11 @@ nl "qp-get $QPN: the default profiles, not explicit" \
 ok_dump qp-get "{$D0}" "[{\"qpn\": $QPN, \"ev-profile-id\": 1}]"
 ok_dump qp-get "{\"dev-name\": \"$SECOND_DEV\"}" '[]'
 err_do $ENOENT "no such QP" qp-get "{$D0, \"qpn\": 1}"
+# Without CAP_NET_ADMIN a process sees its own QPs only: not mrc_target's.
+nl_on user "qp-get $QPN without CAP_NET_ADMIN: another process's QP" \
+	"\"do\": \"qp-get\", \"attrs\": {$D0, \"qpn\": $QPN}, \"expect\": {\"errno\": $ENOENT}"
+nl_on user "dump qp-get without CAP_NET_ADMIN: no QP of its own" \
+	"\"dump\": \"qp-get\", \"attrs\": {$D0}, \"expect\": {\"reply\": []}"
 ok_do ev-profile-get "{$E1, \"ev-op\": \"query-array\"}" '{"qp-count": 1, "ev": [
 	{"state": ["good"]}, {"state": ["denied"]}, {"state": ["good"]},
 	{"state": ["good"]}]}'

@@ -26,7 +26,8 @@
 #    blackhole holds, its retransmission timer firing meanwhile.  During
 #    the blackhole one crafted data packet at cack + MPR (the first PSN
 #    outside the window) goes to mrcB's QP: it must be NACKed
-#    PSN_OOR_WINDOW, counted once by out_of_window and nacks_sent.  Once
+#    PSN_OOR_WINDOW, counted once by out_of_window and nacks_sent; mrcA,
+#    which never sent that PSN, drops the NACK (drop_unmatched_ack).  Once
 #    the SACKs pass again the write must finish and verify, and over the
 #    whole capture no data PSN is ever at or beyond the latest cack_psn
 #    h1 had received + MPR.
@@ -522,8 +523,8 @@ case_window() {
 	base=$(counter_at win.1 "$XFER_DEV_B" out_of_window)
 	wait_for "$WAIT_TIMEOUT" hwc_at_least "$XFER_DEV_B" out_of_window \
 		$((base + 1)) || true
-	base=$(counter_at win.1 "$XFER_DEV_A" nacks_rcvd)
-	wait_for "$WAIT_TIMEOUT" hwc_at_least "$XFER_DEV_A" nacks_rcvd \
+	base=$(counter_at win.1 "$XFER_DEV_A" drop_unmatched_ack)
+	wait_for "$WAIT_TIMEOUT" hwc_at_least "$XFER_DEV_A" drop_unmatched_ack \
 		$((base + 1)) || true
 	# The requester stays blocked for a while: its timer fires (it resends
 	# and probes) and still nothing new may go out.
@@ -545,7 +546,8 @@ case_window() {
 	caps_stop win_h1
 	param_restore
 	counters_show win.0 win.2 tx_data_pkts retransmits timeouts probes_sent \
-		sacks_rcvd rx_data_pkts out_of_window nacks_sent nack_psn_oor_window
+		sacks_rcvd rx_data_pkts out_of_window nacks_sent nack_psn_oor_window \
+		drop_unmatched_ack
 
 	expect_eq "$XFER_DEV_A received no SACK while they were blackholed" 0 \
 		"$(counter_delta win.0 win.2 "$XFER_DEV_A" sacks_rcvd)"
@@ -555,7 +557,11 @@ case_window() {
 		"$(counter_delta win.1 win.2 "$XFER_DEV_B" out_of_window)"
 	expect_eq "$XFER_DEV_B nacks_sent" 1 \
 		"$(counter_delta win.1 win.2 "$XFER_DEV_B" nacks_sent)"
-	expect_eq "$XFER_DEV_A nack_psn_oor_window" 1 \
+	# The injected packet was not mrcA's: a NACK for a PSN it never sent
+	# is dropped as matching nothing outstanding (security.rst).
+	expect_eq "$XFER_DEV_A dropped the NACK for a PSN it never sent" 1 \
+		"$(counter_delta win.1 win.2 "$XFER_DEV_A" drop_unmatched_ack)"
+	expect_eq "$XFER_DEV_A nack_psn_oor_window (none of its own)" 0 \
 		"$(counter_delta win.1 win.2 "$XFER_DEV_A" nack_psn_oor_window)"
 
 	decode win win_h1

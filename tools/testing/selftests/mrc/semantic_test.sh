@@ -18,6 +18,12 @@
 #    "no", WR3's PSNs (sent after the responder QP went to error, dropped
 #    there) must be covered by no SACK.  Counters: mrcB
 #    remote_access_errors +1 and naks_sent +1, mrcA naks_rcvd +1.
+# 1b. the NAK overtakes the SACKs: the same three WRs while a filter on
+#    h2 drops every SACK mrcB sends (its semantic ACKs and NAKs pass).  A
+#    NAK for MSN m says every message before m executed, so their packets
+#    were delivered: WR1 must still complete IBV_WC_SUCCESS (its PSNs were
+#    never SACKed), WR2 REM_ACCESS_ERR, WR3 WR_FLUSH_ERR; the filter
+#    dropped SACKs, and mrcA received none.
 # 2. straddle: one write that starts inside the target MR and runs past
 #    its end.  It must complete IBV_WC_REM_ACCESS_ERR, no byte past the MR
 #    end (the rest of its page and the whole canary page after it) and no
@@ -62,6 +68,7 @@ MSN_WR2=2
 MSN_WR3=3
 OP_ACK=$((0xd1))
 OP_SACK=$((0xdc))
+BTH_OP_OFF=28		# IP 20 + UDP 8: the BTH opcode, for u32
 OP_DATA_FIRST=$((0xc6))
 OP_DATA_LAST=$((0xcb))
 SYNDROME_REM_ACCESS=$((0x62))
@@ -357,6 +364,47 @@ case_bad_rkey() {
 
 # --- case 2 ---------------------------------------------------------------
 
+# h2's egress: drop every SACK (BTH opcode 0xdc) mrcB sends.
+drop_sacks() {
+	run ip netns exec "$XFER_NS_B" tc qdisc add dev "$XFER_NETDEV" clsact
+	run ip netns exec "$XFER_NS_B" tc filter add dev "$XFER_NETDEV" egress \
+		protocol ip prio 1 u32 match u8 "$IPV4_VIHL" 0xff at 0 \
+		match u8 "$IPPROTO_UDP" 0xff at "$IP_PROTO_OFF" \
+		match u16 "$MRC_DEFAULT_UDP_PORT" 0xffff at "$UDP_DPORT_OFF" \
+		match u8 "$OP_SACK" 0xff at "$BTH_OP_OFF" action drop
+}
+
+sacks_dropped() {
+	run ip netns exec "$XFER_NS_B" tc -s filter show dev "$XFER_NETDEV" egress
+	sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' "$BOUNDED_OUT" | head -n 1
+}
+
+no_drop_sacks() {
+	ip netns exec "$XFER_NS_B" tc qdisc del dev "$XFER_NETDEV" clsact \
+		2>/dev/null || true
+}
+
+case_nak_first() {
+	local dropped
+	log "== 1b. WR1 good, WR2 bad rkey, WR3 good; every SACK from $XFER_DEV_B dropped"
+	cleanup_push no_drop_sacks
+	drop_sacks
+	counters_snap nakfirst.0
+	xfer nakfirst "$XFER_SECS" --bad-rkey-middle --size "$BADRKEY_SIZE" \
+		--psn "$BADRKEY_PSN"
+	counters_snap nakfirst.1
+	dropped=$(sacks_dropped)
+	no_drop_sacks
+	counters_changed nakfirst.0 nakfirst.1
+	client_says "WR1 status $WC_SUCCESS"
+	client_says "WR2 status $WC_REM_ACCESS_ERR"
+	client_says "WR3 status $WC_WR_FLUSH_ERR"
+	[ "${dropped:-0}" -gt 0 ] || fail "the filter dropped no SACK"
+	log "    the filter dropped $dropped SACKs"
+	expect_delta nakfirst "$XFER_DEV_A" sacks_rcvd 0
+	expect_one_nak nakfirst
+}
+
 # case_straddle NAME SIZE OFFSET
 case_straddle() {
 	local name=$1 size=$2 offset=$3 mtu inside past landed whole
@@ -463,6 +511,7 @@ for spec in "${LOSSLESS_RUNS[@]}"; do
 	run_case "${spec%% *}" case_lossless $spec
 done
 run_case bad_rkey case_bad_rkey
+run_case nak_first case_nak_first
 for spec in "${STRADDLES[@]}"; do
 	# shellcheck disable=SC2086
 	run_case "${spec%% *}" case_straddle $spec

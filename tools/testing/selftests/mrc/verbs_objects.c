@@ -306,6 +306,38 @@ TEST_F(dev, mr_distinct_keys)
 	unmap_guarded(buf, 2 * MR_BYTES);
 }
 
+/*
+ * Keys say nothing of each other (security.rst, "Memory keys"): the index
+ * part (key >> 8) of each registration is random, so registrations made
+ * one after the other do not take neighbouring indices.  Of MR_RUN keys
+ * in a row, two neighbours by chance happen once in about 2^20 runs.
+ */
+#define MR_RUN		16
+#define MR_KEY_TAG_BITS	8
+
+TEST_F(dev, mr_keys_unpredictable)
+{
+	void *buf = map_guarded(MR_BYTES);
+	struct ibv_mr *mr[MR_RUN];
+	unsigned int i, near = 0;
+
+	ASSERT_NE(NULL, buf);
+	for (i = 0; i < MR_RUN; i++) {
+		mr[i] = ibv_reg_mr(self->pd, buf, MR_BYTES, IBV_ACCESS_LOCAL_WRITE);
+		ASSERT_NE(NULL, mr[i]);
+	}
+	for (i = 1; i < MR_RUN; i++) {
+		uint32_t a = mr[i - 1]->lkey >> MR_KEY_TAG_BITS;
+		uint32_t b = mr[i]->lkey >> MR_KEY_TAG_BITS;
+
+		near += a + 1 == b || b + 1 == a;
+	}
+	EXPECT_EQ(0, near);
+	for (i = 0; i < MR_RUN; i++)
+		EXPECT_EQ(0, ibv_dereg_mr(mr[i]));
+	unmap_guarded(buf, MR_BYTES);
+}
+
 /* ib_umem_get() refuses zero pages. */
 TEST_F(dev, mr_zero_length)
 {
