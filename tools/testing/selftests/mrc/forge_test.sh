@@ -1,0 +1,276 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What a hostile process can do to rdma_mrc with what it has: its own
+# shared rings, and an ordinary UDP socket on a peer host.  Two hosts h1,
+# h2 (scripts/fabric hosts 2), mrcA on h1, mrcB on h2.
+#
+#   ring   A process writes its own send queue ring (mrc_ring_attack):
+#          with WR0 (8 packets) in flight and every SACK from h2 held back
+#          by a tc filter (so WR0 stays outstanding and only its RTO
+#          resends go out), it fills the other slots and rewrites WR0's
+#          slot with another WQE, and publishes a producer index one
+#          beyond what the ring has room for.  After a few RTOs the SACKs
+#          pass again.  Every WR completes, B's MR holds exactly what was
+#          posted, and every data packet a capture on h1 saw carries
+#          exactly the bytes the application posted at the address it
+#          names (mrc_pcap.py payload): no resend built from a slot
+#          reused while its WQE was in flight, no byte of a fresh buffer.
+#   acks   A verified transfer mrcA -> mrcB runs; meanwhile a process on
+#          h2 (the peer's address, its own UDP port) sends, from an
+#          ordinary UDP socket, correctly ICRC'd control packets to
+#          mrcA's QP that name nothing it has outstanding: a NACK
+#          UNEXP_EVENT, and a SACK with M = ALWAYS_SKIP for each of the
+#          QP's EVs (learnt from a capture), then the same with a NAK and
+#          an ACK for messages never sent.  The QP keeps running: the
+#          transfer verifies, no QP error, mrcA's drop_unmatched_ack moves
+#          by exactly the packets forged, and its EV profile sends no
+#          event with reason always-skip (mrcctl monitor).
+#
+# Each assertion prints "ok: ..." or "not ok: ..."; the test exits non-zero
+# if any failed.  Runs as root in a test guest, after make install.
+
+# Most helpers run through wait_for or check.
+# shellcheck disable=SC2317
+
+SELF_DIR=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SELF_DIR/lib.sh"
+# shellcheck source=SCRIPTDIR/xfer_lib.sh
+. "$SELF_DIR/xfer_lib.sh"
+mrc_test_init
+
+MRCCTL=${MRC_MRCCTL:-${MRC_BUILD:-$MRC_REPO/build}/tools/mrcctl}
+PKT_TOOL=$SELF_DIR/crafted_pkt.py
+PCAP=$SELF_DIR/mrc_pcap.py
+PYTHON=/usr/bin/python3
+
+# ring: mrc_ring_attack's layout (see its header).
+RING_PSN=0x00abcd
+RING_WR0_LEN=8192
+RING_TAIL_OFF=49152
+RING_TAIL_LEN=4
+RING_PAT_MUL=31
+RING_PAT_ADD=7
+RING_RTO_MIN_US=200000	# room for the process to write its ring
+RING_RTOS=2		# RTO resends of WR0 before the SACKs may pass
+RING_SECS=300
+
+# acks: the EV profile of mrcA (events on assumed-bad), the forger's port.
+EVP=1
+EV_COUNT=16
+EV_BASE=$((0xc000))
+FORGE_SPORT=40404
+PSN_HALF=$((1 << 23))
+PSN_MASK=$(((1 << 24) - 1))
+XFER_SIZE=$((256 * 1024))
+XFER_SECS=300
+LEARN_PKTS=300
+
+# BTH opcodes (the u32 match in the filters), SETH M=ALWAYS_SKIP.
+OP_ACK=0xd1
+OP_SACK=0xdc
+OP_NACK=0xdd
+BTH_OP_OFF=28		# IP 20 + UDP 8
+SETH_M_ALWAYS_SKIP=0x40
+
+for tool in tcpdump jq "$PYTHON"; do
+	command -v "$tool" >/dev/null || fail "$tool is not installed"
+done
+[ -x "$MRCCTL" ] || fail "no mrcctl at $MRCCTL: run make"
+
+case_begin() {
+	CASE=$1
+	log "== $CASE: $2"
+}
+
+# cap_start NAME NS FILTER: tcpdump of FILTER on NS's eth0, whole packets.
+cap_start() {
+	bg_start "cap.$1" ip netns exec "$2" tcpdump -i "$XFER_NETDEV" -n \
+		-s 0 -B 16384 --immediate-mode -U -w "$MRC_TMP/$1.pcap" "$3"
+	wait_until "tcpdump listening in $2" "$WAIT_TIMEOUT" \
+		grep -q 'listening on' "$(bg_out "cap.$1")"
+}
+
+pcap() {
+	bounded "$CMD_TIMEOUT" "$PYTHON" "$PCAP" "$@" ||
+		fail "mrc_pcap.py $1 did not finish in ${CMD_TIMEOUT}s"
+	if [ "$BOUNDED_RC" -ne 0 ]; then
+		bounded_output
+		fail "mrc_pcap.py $1: exit $BOUNDED_RC"
+	fi
+}
+
+hwc() {
+	cat "/sys/class/infiniband/$1/ports/$MRC_PORT/hw_counters/$2"
+}
+
+# h2's egress filter that holds back what mrcB sends to mrcA's QP: its
+# SACKs, NACKs and ACKs.
+hold_acks() {
+	run ip netns exec "$XFER_NS_B" tc qdisc add dev "$XFER_NETDEV" clsact
+	for op in $OP_SACK $OP_NACK $OP_ACK; do
+		run ip netns exec "$XFER_NS_B" tc filter add dev "$XFER_NETDEV" \
+			egress protocol ip prio 1 u32 \
+			match u8 "$IPV4_VIHL" 0xff at 0 \
+			match u8 "$IPPROTO_UDP" 0xff at "$IP_PROTO_OFF" \
+			match u16 "$MRC_DEFAULT_UDP_PORT" 0xffff at "$UDP_DPORT_OFF" \
+			match u8 "$op" 0xff at "$BTH_OP_OFF" action drop
+	done
+}
+
+release_acks() {
+	ip netns exec "$XFER_NS_B" tc qdisc del dev "$XFER_NETDEV" clsact \
+		2>/dev/null || true
+}
+
+# --- ring --------------------------------------------------------------------------
+
+case_ring() {
+	local bin out base dst
+	case_begin ring "a process writes its own send ring beyond its room"
+	bin=$(helper_path mrc_ring_attack)
+	param_set rto_min_us "$RING_RTO_MIN_US"
+	cap_start ring "$XFER_NS_A" "udp dst port $MRC_DEFAULT_UDP_PORT and src host $XFER_HOSTS_IP_A"
+	mkfifo "$MRC_TMP/ring.in"
+	exec {RING_FD}<>"$MRC_TMP/ring.in"
+	# Its stdin is the FIFO (bg_start gives /dev/null): the "go"s.
+	ring_exec() {
+		ip netns exec "$XFER_NS_A" "$bin" --dev-a "$XFER_DEV_A" \
+			--ip-a "$XFER_HOSTS_IP_A" --dev-b "$XFER_DEV_B" \
+			--ip-b "$XFER_HOSTS_IP_B" --psn "$RING_PSN" \
+			--timeout "$RING_SECS" <"$MRC_TMP/ring.in"
+	}
+	bg_start ring ring_exec
+	out=$(bg_out ring)
+	wait_until "mrc_ring_attack READY" "$WAIT_TIMEOUT" file_has_line "$out" READY
+	cleanup_push release_acks
+	hold_acks
+	base=$(hwc "$XFER_DEV_A" timeouts)
+	printf 'go\n' >&"$RING_FD"
+	wait_until "mrc_ring_attack ATTACKED" "$WAIT_TIMEOUT" file_has_line "$out" ATTACKED
+	# WR0's resends after the ring was rewritten: built from its copy.
+	wait_until "$RING_RTOS RTO resends of WR0" "$CMD_TIMEOUT" \
+		hwc_at_least "$XFER_DEV_A" timeouts $((base + RING_RTOS))
+	release_acks
+	printf 'go\n' >&"$RING_FD"
+	if ! bg_wait ring "$RING_SECS"; then
+		bg_stacks ring
+		fail "mrc_ring_attack did not finish"
+	fi
+	if [ "$(result_of "$out")" = "RESULT ok" ]; then
+		ok "every WR completed, B's MR holds exactly what was posted"
+	else
+		sed 's/^/    /' "$out"
+		not_ok "mrc_ring_attack: $(result_of "$out")"
+	fi
+	cap_end ring
+	dst=$(sed -n 's/^DST=//p' "$out")
+	pcap payload --cap "$MRC_TMP/ring.pcap" --src "$XFER_HOSTS_IP_A" \
+		--mul "$RING_PAT_MUL" --add "$RING_PAT_ADD" \
+		--region "$dst:$RING_WR0_LEN:0" \
+		--region "$((dst + RING_TAIL_OFF)):$RING_TAIL_LEN:0"
+	results "$BOUNDED_OUT"
+	log "    capture: ${R[data]} data packets, ${R[rtx]} resends, ${R[bytes]} payload bytes"
+	expect_num "WR0's packets were resent" "${R[rtx]}" -ge "$RING_RTOS"
+	expect_eq "no data packet carries a byte the application did not post there" \
+		0 "${R[bad]}"
+	expect_eq "no data packet to an address nothing was posted to" 0 "${R[stray]}"
+	param_restore
+}
+
+# --- acks --------------------------------------------------------------------------
+
+case_acks() {
+	local qpn evs ev n psn cack base forged=0 base_drop pkts=() out
+	case_begin acks "control packets naming nothing outstanding, from the peer's host"
+	run "$MRCCTL" fmt set "$XFER_DEV_A" id "$EVP" state offline mode udp field 16
+	run "$MRCCTL" fmt set "$XFER_DEV_A" id "$EVP" state online
+	run "$MRCCTL" evp set "$XFER_DEV_A" id "$EVP" state offline mode gen \
+		fmt "$EVP" count "$EV_COUNT" field width 16 init "$EV_BASE" min 0 \
+		max $((EV_COUNT - 1)) mask 0xff
+	run "$MRCCTL" evp set "$XFER_DEV_A" id "$EVP" min-active 1 \
+		event-mask assumed-bad state online
+	run "$MRCCTL" dev set "$XFER_DEV_A" default-ev-profile "$EVP"
+	cleanup_push "$MRCCTL" dev set "$XFER_DEV_A" default-ev-profile 0
+	bg_start monitor ip netns exec "$XFER_NS_A" "$MRCCTL" -j monitor ev
+	wait_until "mrcctl monitor subscribed" "$WAIT_TIMEOUT" \
+		grep -q 'mrcctl: monitoring ev' "$(bg_out monitor)"
+
+	cap_start learn "$XFER_NS_A" "udp dst port $MRC_DEFAULT_UDP_PORT and src host $XFER_HOSTS_IP_A"
+	counters_snap acks.0
+	rm -f "$MRC_TMP/acks.stop"
+	bg_start acks.server ip netns exec "$XFER_NS_B" "$(helper_path mrc_xfer)" \
+		-d "$XFER_DEV_B" -g "$XFER_GID_B" -p "$XFER_TCP_PORT" \
+		--timeout "$XFER_SECS"
+	bg_start acks.client ip netns exec "$XFER_NS_A" "$(helper_path mrc_xfer)" \
+		-d "$XFER_DEV_A" -g "$XFER_GID_A" -p "$XFER_TCP_PORT" \
+		--timeout "$XFER_SECS" --size "$XFER_SIZE" --iters 100000 \
+		--stop-file "$MRC_TMP/acks.stop" "$XFER_SERVER_IP"
+	wait_until "the transfer runs" "$WAIT_TIMEOUT" \
+		hwc_at_least "$XFER_DEV_A" tx_data_pkts \
+		$(($(counter_at acks.0 "$XFER_DEV_A" tx_data_pkts) + LEARN_PKTS))
+	# A sample: which EVs the QP uses, a PSN it sent.
+	cap_stop learn
+	run "$MRCCTL" -j qp show "$XFER_DEV_A"
+	qpn=$(jq -r '.[0].qpn' "$BOUNDED_OUT")
+	[[ $qpn =~ ^[0-9]+$ ]] || { bounded_output; fail "no QP of $XFER_DEV_A"; }
+	pcap sports --src "$XFER_HOSTS_IP_A" "$MRC_TMP/learn.pcap"
+	evs=$(awk '$1 == "sport" { print $2 }' "$BOUNDED_OUT")
+	psn=$(awk '$1 == "psn_last" { print $2 }' "$BOUNDED_OUT")
+	[ -n "$psn" ] || fail "no data PSN in the capture"
+	# Half the PSN space away from what the QP sends: never outstanding.
+	cack=$(((psn + PSN_HALF) & PSN_MASK))
+	n=$(wc -w <<<"$evs")
+	log "    QP $qpn of $XFER_DEV_A sprays over $n EVs"
+	expect_eq "the QP uses its profile's $EV_COUNT EVs" "$EV_COUNT" "$n"
+
+	pkts=("op=$OP_NACK reason=0x19 psn=$cack")
+	for ev in $evs; do
+		pkts+=("op=$OP_SACK psn=$cack cack=$cack sflags=$SETH_M_ALWAYS_SKIP ev=$((ev << 16))")
+	done
+	# MSNs: as far from the few sent as PSNs are.
+	pkts+=("op=$OP_ACK syn=0x62 amsn=$PSN_HALF" "op=$OP_ACK syn=0x1f amsn=$PSN_HALF")
+	base_drop=$(hwc "$XFER_DEV_A" drop_unmatched_ack)
+	run ip netns exec "$XFER_NS_B" setpriv --reuid=65534 --regid=65534 \
+		--clear-groups "$PYTHON" "$PKT_TOOL" forge --src "$XFER_HOSTS_IP_B" \
+		--dst "$XFER_HOSTS_IP_A" --sport "$FORGE_SPORT" --qpn "$qpn" "${pkts[@]}"
+	forged=$(sed -n 's/^FORGED n=\([0-9]*\) .*/\1/p' "$BOUNDED_OUT")
+	log "    forged $forged packets from $XFER_HOSTS_IP_B port $FORGE_SPORT (unprivileged)"
+	check "$XFER_DEV_A dropped all $forged as matching nothing outstanding" \
+		wait_for "$WAIT_TIMEOUT" hwc_at_least "$XFER_DEV_A" \
+		drop_unmatched_ack $((base_drop + forged))
+	base=$(hwc "$XFER_DEV_A" tx_data_pkts)
+	check "the transfer goes on" wait_for "$WAIT_TIMEOUT" \
+		hwc_at_least "$XFER_DEV_A" tx_data_pkts $((base + LEARN_PKTS))
+	touch "$MRC_TMP/acks.stop"
+	bg_wait acks.client "$XFER_SECS" || not_ok "client still running"
+	bg_wait acks.server "$XFER_SLACK" || not_ok "server still running"
+	out=$(result_of "$(bg_out acks.client)")
+	if [[ $out == "RESULT ok "* ]] &&
+	   [[ $(result_of "$(bg_out acks.server)") == "RESULT ok "* ]]; then
+		ok "payload verified, no QP error: ${out#RESULT }"
+	else
+		sed 's/^/    /' "$(bg_out acks.client)" "$(bg_out acks.server)"
+		not_ok "the transfer failed: $out"
+	fi
+	counters_snap acks.1
+	counters_show acks.0 acks.1 drop_unmatched_ack nacks_rcvd nack_unexp_event \
+		naks_rcvd acks_rcvd ev_assumed_bad
+	expect_eq "$XFER_DEV_A drop_unmatched_ack = packets forged" "$forged" \
+		"$(counter_delta acks.0 acks.1 "$XFER_DEV_A" drop_unmatched_ack)"
+	expect_eq "$XFER_DEV_A took no NACK UNEXP_EVENT" 0 \
+		"$(counter_delta acks.0 acks.1 "$XFER_DEV_A" nack_unexp_event)"
+	expect_eq "$XFER_DEV_A took no NAK" 0 \
+		"$(counter_delta acks.0 acks.1 "$XFER_DEV_A" naks_rcvd)"
+	expect_eq "no EV event with reason always-skip" 0 \
+		"$(grep -c '"reason":"always-skip"' "$(bg_out monitor)" || true)"
+}
+
+xfer_fabric hosts
+START=$SECONDS
+case_ring
+case_acks
+log "run time $((SECONDS - START)) s"
+[ "$NOT_OK" = 0 ] || fail "$NOT_OK assertion(s) failed"
+log "PASS"
