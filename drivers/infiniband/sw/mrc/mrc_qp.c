@@ -157,9 +157,10 @@ int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_req;
 
-	err = xa_alloc_cyclic(&dev->qp_xa, &qpn, qp,
-			      XA_LIMIT(MRC_QPN_FIRST, MRC_QPN_MAX),
-			      &dev->qpn_next, GFP_KERNEL);
+	/* Packets look QPs up in softirq: the lock is taken with BHs off. */
+	err = xa_alloc_cyclic_bh(&dev->qp_xa, &qpn, qp,
+				 XA_LIMIT(MRC_QPN_FIRST, MRC_QPN_MAX),
+				 &dev->qpn_next, GFP_KERNEL);
 	if (err < 0)
 		goto err_unbind;
 	ibqp->qp_num = qpn;
@@ -170,7 +171,7 @@ int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_qpn:
-	xa_erase(&dev->qp_xa, qpn);
+	xa_erase_bh(&dev->qp_xa, qpn);
 	mrc_qp_put(qp);
 	wait_for_completion(&qp->released);
 err_unbind:
@@ -209,7 +210,7 @@ int mrc_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 * with it first.  (A reference, not an RCU grace period: a process
 	 * with many QPs exits in a blink.)
 	 */
-	xa_erase(&dev->qp_xa, ibqp->qp_num);
+	xa_erase_bh(&dev->qp_xa, ibqp->qp_num);
 	mrc_qp_put(qp);
 	wait_for_completion(&qp->released);
 	mrc_req_stop(qp);
