@@ -23,8 +23,10 @@
 #           one is dropped (ep_drop_unmatched), the probe times out.
 #   flood   100,000 Port Status Updates ("none down") from h2's address
 #           while the transfer runs: mrcA answers at most ep_rate a second
-#           and drops the rest (ep_drop_rate); each one is accounted for
-#           (requests received + rate drops = updates sent), the transfer
+#           and drops the rest (ep_drop_rate); each one that reached it is
+#           accounted for (requests received + rate drops = updates sent,
+#           less what the guest's own backlog queues dropped on the way:
+#           /proc/net/softnet_stat, counted and printed), the transfer
 #           verifies, and its goodput with and without the flood is
 #           printed (a figure, not a test: performance.rst).
 #
@@ -72,6 +74,10 @@ PROBE_TIMEOUT_NS=3000000000
 FLOOD=100000
 RATE_PKTS=2000
 EP_RATE=1000		# rdma_mrc's ep_rate: the default
+# The flood crosses three veth hops, each a per-CPU backlog queue that a
+# loaded guest may let overflow (netdev_max_backlog, 1000 by default) when
+# ksoftirqd does not get the CPU: raised to hold the whole flood.
+FLOOD_BACKLOG=$((FLOOD + 10000))
 
 for tool in jq "$PYTHON"; do
 	command -v "$tool" >/dev/null || fail "$tool is not installed"
@@ -89,6 +95,15 @@ hwc() {
 
 tx_pkts() {
 	ip netns exec h1 cat "/sys/class/net/$1/statistics/tx_packets"
+}
+
+# softnet_drops: the packets every CPU's backlog queue dropped, in total.
+softnet_drops() {
+	local _ dropped n=0
+	while read -r _ dropped _; do
+		n=$((n + 16#$dropped))
+	done </proc/net/softnet_stat
+	printf '%d\n' "$n"
 }
 
 # snap_planes: TX[p] = what h1's plane netdev p has sent.
@@ -277,22 +292,36 @@ b0=$(hwc tx_bytes)
 wait_until "$RATE_PKTS data packets" "$CARRY_WAIT" hwc_at_least "$XFER_DEV_A" \
 	tx_data_pkts $(($(hwc tx_data_pkts) + RATE_PKTS))
 rate0=$((($(hwc tx_bytes) - b0) * 1000 / (($(date +%s%N) - t0) / 1000000)))
+backlog0=$(sysctl -n net.core.netdev_max_backlog)
+cleanup_push sysctl -q -w "net.core.netdev_max_backlog=$backlog0"
+[ "$backlog0" -ge "$FLOOD_BACKLOG" ] ||
+	sysctl -q -w "net.core.netdev_max_backlog=$FLOOD_BACKLOG"
 req0=$(hwc ep_reqs_rcvd)
 drop0=$(hwc ep_drop_rate)
 rsp0=$(hwc ep_rsps_sent)
+sn0=$(softnet_drops)
 t0=$(date +%s%N)
 b0=$(hwc tx_bytes)
 forge h2 "$HOST_B" 0 "$FLOOD" "$(psu 0x301 0)"
 ms=$((($(date +%s%N) - t0) / 1000000))
 rate1=$((($(hwc tx_bytes) - b0) * 1000 / (ms > 0 ? ms : 1)))
 secs=$(((ms + 999) / 1000))
+# What reached mrcA: the flood less what the backlog queues dropped (they
+# may also have dropped some of the transfer's packets: a lower bound).
 counted() {
-	[ $(($(hwc ep_reqs_rcvd) - req0 + $(hwc ep_drop_rate) - drop0)) -ge "$FLOOD" ]
+	stack=$(($(softnet_drops) - sn0))
+	got=$(($(hwc ep_reqs_rcvd) - req0 + $(hwc ep_drop_rate) - drop0))
+	[ "$got" -ge $((FLOOD - stack)) ]
 }
-wait_until "every update counted" "$WAIT_TIMEOUT" counted
+wait_until "every update that reached mrcA counted" "$WAIT_TIMEOUT" counted
+sysctl -q -w "net.core.netdev_max_backlog=$backlog0"
 answered=$(($(hwc ep_reqs_rcvd) - req0))
 dropped=$(($(hwc ep_drop_rate) - drop0))
-expect_eq "answered + rate-dropped = updates sent" "$FLOOD" $((answered + dropped))
+log "    the guest's backlog queues dropped $stack packets during the flood"
+expect_num "answered + rate-dropped: no more than the updates sent" \
+	$((answered + dropped)) -le "$FLOOD"
+expect_num "answered + rate-dropped: every update the stack delivered" \
+	$((answered + dropped)) -ge $((FLOOD - stack))
 expect_num "answered at most ep_rate a second (+ one second's worth)" \
 	"$answered" -le $((EP_RATE * (secs + 1)))
 expect_eq "one response per answered update" "$answered" \

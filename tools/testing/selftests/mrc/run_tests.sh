@@ -37,6 +37,12 @@ KERNEL_BAD+='Call Trace|blocked for more than|circular locking|'
 KERNEL_BAD+='list_(add|del) corruption|unregister_netdevice: waiting|'
 KERNEL_BAD+='kernel BUG|stack-protector|soft lockup|hard LOCKUP|RCU stall'
 KMSG_TAG=mrc-selftest
+# A process of a test that dies of a signal leaves a core (up to this many
+# KiB) in $MRC_TMP/cores; its backtrace is printed under the test when gdb
+# is installed: a crash is reported with where it happened, not only as an
+# exit status of 128 + N.
+CORE_LIMIT_KB=262144
+CORE_GDB_TIMEOUT=120
 
 usage() {
 	sed -n '7,9p' "$0" | sed 's/^# \{0,1\}//'
@@ -104,6 +110,39 @@ state_cmd() {
 
 rdma_res_snapshot() {
 	rdma res show 2>&1 | sed 's/[[:space:]]*$//'
+}
+
+# cores_setup: where and how big the tests' cores are (the guest's own
+# core_pattern: it is a test guest).
+cores_setup() {
+	mkdir -p "$MRC_TMP/cores"
+	ulimit -c "$CORE_LIMIT_KB" 2>/dev/null || return 0
+	printf '%s\n' "$MRC_TMP/cores/core.%E.%p.%s" >/proc/sys/kernel/core_pattern ||
+		echo "# cannot set core_pattern: a crash will leave no core"
+}
+
+# cores_report: one report per core a test left (the program, its pid, the
+# signal, its backtrace), then the cores removed.  Returns 1 if there was any.
+cores_report() {
+	local core base exe pid sig found=0
+	for core in "$MRC_TMP"/cores/core.*; do
+		[ -e "$core" ] || continue
+		found=1
+		base=${core##*/core.}
+		sig=${base##*.}
+		base=${base%.*}
+		pid=${base##*.}
+		exe=${base%.*}
+		exe=${exe//!//}
+		echo "# crash: $exe (pid $pid) died of signal $sig, core dumped"
+		if command -v gdb >/dev/null; then
+			bounded "$CORE_GDB_TIMEOUT" gdb -batch -nx -q \
+				-ex "thread apply all bt 30" "$exe" "$core"
+			comment <"$BOUNDED_OUT"
+		fi
+		rm -f "$core"
+	done
+	return $((found == 0 ? 0 : 1))
 }
 
 netdev_names() {
@@ -233,6 +272,7 @@ if [ "$install" -eq 1 ]; then
 	fi
 fi
 echo "1..${#selected[@]}"
+cores_setup
 
 # ib_core's netlink and sysfs class exist only once it is loaded; the
 # verbs tests need ib_uverbs (there is no udev to load it).
@@ -285,6 +325,7 @@ for name in "${selected[@]}"; do
 	[ "$rc" -eq 124 ] && echo "# TIMEOUT: $name did not finish in ${timeout}s"
 
 	clean=0
+	cores_report || clean=1
 	check_start=$SECONDS
 	check_processes "$sidfile" || clean=1
 	check_clean "$name" || clean=1

@@ -426,17 +426,25 @@ TEST_F(dev, mr_remote_write_needs_local_write)
 	unmap_guarded(buf, MR_BYTES);
 }
 
-/* No on-demand paging, and no unknown access bits. */
+/*
+ * No on-demand paging, and no unknown access bits.  The core refuses ODP on
+ * a device without it before the driver sees the call (ib_check_mr_access):
+ * with EINVAL on 6.1, with EOPNOTSUPP on 6.12.
+ */
 TEST_F(dev, mr_bad_access)
 {
 	void *buf = map_guarded(MR_BYTES);
+	int err;
 
 	ASSERT_NE(NULL, buf);
 	errno = 0;
 	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, buf, MR_BYTES,
 				   IBV_ACCESS_LOCAL_WRITE |
 				   IBV_ACCESS_ON_DEMAND));
-	EXPECT_EQ(EINVAL, errno);
+	err = errno;
+	EXPECT_TRUE(err == EINVAL || err == EOPNOTSUPP)
+		TH_LOG("ODP: errno %d (%s), not EINVAL or EOPNOTSUPP",
+		       err, strerror(err));
 	errno = 0;
 	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, buf, MR_BYTES,
 				   IBV_ACCESS_LOCAL_WRITE | BAD_ACCESS_BIT));
