@@ -31,6 +31,16 @@ TEST_LIST=$SELF_DIR/tests.list
 DEFAULT_TIMEOUT=180
 MODULE_UNLOAD_TIMEOUT=60
 STATE_CMD_TIMEOUT=30
+# MRC_TIMEOUT_SCALE (a whole number, default 1) multiplies the per-test
+# timeouts and those of the state checks, for slow kernels (the KASAN and
+# KCSAN kernels of scripts/debug-kernel under TCG).
+TIMEOUT_SCALE=${MRC_TIMEOUT_SCALE:-1}
+[[ $TIMEOUT_SCALE =~ ^[1-9][0-9]*$ ]] || {
+	echo "MRC_TIMEOUT_SCALE must be a whole number >= 1, not '$TIMEOUT_SCALE'" >&2
+	exit 2
+}
+MODULE_UNLOAD_TIMEOUT=$((MODULE_UNLOAD_TIMEOUT * TIMEOUT_SCALE))
+STATE_CMD_TIMEOUT=$((STATE_CMD_TIMEOUT * TIMEOUT_SCALE))
 # What in the kernel log fails a test.
 KERNEL_BAD='BUG|Oops|WARNING|refcount|general protection|KASAN|UBSAN|'
 KERNEL_BAD+='Call Trace|blocked for more than|circular locking|'
@@ -55,7 +65,7 @@ declare -A TIMEOUT_OF=()
 while read -r name timeout _; do
 	[ -n "$name" ] || continue
 	ALL_NAMES+=("$name")
-	TIMEOUT_OF[$name]=${timeout:-$DEFAULT_TIMEOUT}
+	TIMEOUT_OF[$name]=$((${timeout:-$DEFAULT_TIMEOUT} * TIMEOUT_SCALE))
 done <<<"$(sed -e 's/#.*//' "$TEST_LIST")"
 
 install=1
