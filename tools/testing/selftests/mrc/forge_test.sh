@@ -211,7 +211,7 @@ case_acks() {
 		hwc_at_least "$XFER_DEV_A" tx_data_pkts \
 		$(($(counter_at acks.0 "$XFER_DEV_A" tx_data_pkts) + LEARN_PKTS))
 	# A sample: which EVs the QP uses, a PSN it sent.
-	cap_stop learn
+	cap_halt learn
 	run "$MRCCTL" -j qp show "$XFER_DEV_A"
 	qpn=$(jq -r '.[0].qpn' "$BOUNDED_OUT")
 	[[ $qpn =~ ^[0-9]+$ ]] || { bounded_output; fail "no QP of $XFER_DEV_A"; }

@@ -59,6 +59,11 @@ TEST_IPV6_PLEN=64
 TEST_DEV=mrc0
 }
 
+# A function that ends up calling itself for ever fails with bash's
+# "maximum function nesting level exceeded", not with a stack overflow
+# (SIGSEGV, no EXIT trap, nothing cleaned up).
+FUNCNEST=100
+
 MRC_CLEANUPS=()
 MRC_TMP=
 MRC_SLEEP_FD=
@@ -558,9 +563,9 @@ markers_in() {
 	[ "$n" -ge "$MARKERS" ]
 }
 
-# cap_stop NAME: stop a capture whose completeness does not matter (a
+# cap_halt NAME: stop a capture whose completeness does not matter (a
 # sample of a flow: which ports it uses).
-cap_stop() {
+cap_halt() {
 	local name=$1 pid
 	pid=$(ps -o pid= --ppid "${BG_PID[cap.$name]}" | tr -d ' ')
 	[ -n "$pid" ] || fail "tcpdump of $name is not running"
@@ -572,7 +577,7 @@ cap_stop() {
 # ip netns exec); ok if it dropped no packet, not_ok (untrustworthy) if it did.
 cap_end() {
 	local name=$1 out
-	cap_stop "$name"
+	cap_halt "$name"
 	out=$(bg_out "cap.$name")
 	if grep -q '^0 packets dropped by kernel' "$out"; then
 		ok "capture $name complete ($(grep 'captured' "$out"))"
