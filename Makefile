@@ -14,7 +14,7 @@
 #                   KVER=<a test kernel> for the other one (scripts/kver
 #                   --test-all lists them), TESTS="a.sh b" for some tests
 #   make check-kernels  make check on the first test kernel, then on each
-#                   other one (what CI runs; KERNEL2_TESTS, if set, the
+#                   other one (as .ci/run does; KERNEL2_TESTS, if set, the
 #                   tests for the others)
 #   make check-debug  the kselftests under a debug kernel built from
 #                   linux-source-6.1 and cached (KASAN, lockdep, kmemleak,
