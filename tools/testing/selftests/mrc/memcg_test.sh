@@ -202,6 +202,10 @@ answered() {
 	done
 	if bg_done "$HELPER"; then
 		ANSWER="(exited with status $(bg_rc "$HELPER"))"
+		# Died of a signal: what the kernel said about it.
+		[ "$(bg_rc "$HELPER")" -lt 128 ] ||
+			while read -r line; do log "    kernel: $line"; done \
+				< <(dmesg | tail -n 30)
 		return 0
 	fi
 	return 1
@@ -241,12 +245,34 @@ res_back() {
 	[ "$(res_counts "$TEST_DEV")" = "$res_before" ]
 }
 
+# Page cache is charged to the cgroup that reads a page first, and reclaim
+# at memory.max takes such pages back: had the helper's cgroup been the
+# first to read its code, or a library's, reclaim would evict it there and
+# the refault, from the guest's shared root, could fail for want of memory
+# (once on 6.12 the helper died of SIGBUS at the limit).  Every file it
+# maps is read first from here, outside the cgroup.
+# (The provider is dlopen()ed by libibverbs: ldd does not show it.)
+warm_page_cache() {
+	local f
+	local -a files=("$helper" "$(command -v setpriv)") libs=()
+	files+=(/usr/lib/*/libibverbs/libmrc-rdmav*.so)
+	for f in "${files[@]}"; do
+		[ -e "$f" ] || fail "no $f to read"
+		mapfile -t -O "${#libs[@]}" libs < <(ldd "$f" |
+			awk '$2 == "=>" && $3 ~ /^\// { print $3 }')
+	done
+	for f in "${files[@]}" "${libs[@]}"; do
+		cat -- "$f" >/dev/null || fail "cannot read $f"
+	done
+}
+
 # --- 1-4: charged, sized when used, freed in RESET, bounded ---------------
 
 CASE=enomem
 log "cgroup $CG, memory.max $(mib "$memcg_max"); QPs of $QP_WR WRs"
 avail_start=$(mem_available_kib)
 current_start=$(cg_current)
+warm_page_cache
 helper_start memcg "$OOM_SCORE_ADJ_MIN" "$BALLAST_MIB"
 current_ready=$(cg_current)
 log "memory.current: $(mib "$current_start") before the helper, $(mib "$current_ready") READY"
