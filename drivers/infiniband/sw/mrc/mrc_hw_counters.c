@@ -88,6 +88,12 @@ void mrc_counter_add(struct mrc_dev *dev, enum mrc_counter c, u64 n)
 	atomic64_add(n, &dev->counters[c]);
 }
 
+/* The name `rdma statistic` shows counter @c under. */
+const char *mrc_counter_name(enum mrc_counter c)
+{
+	return mrc_counter_descs[c].name;
+}
+
 struct rdma_hw_stats *mrc_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port)
 {

@@ -84,6 +84,7 @@ struct mrc_dev;
 
 void mrc_counter_inc(struct mrc_dev *dev, enum mrc_counter c);
 void mrc_counter_add(struct mrc_dev *dev, enum mrc_counter c, u64 n);
+const char *mrc_counter_name(enum mrc_counter c);
 struct rdma_hw_stats *mrc_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port);
 int mrc_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
