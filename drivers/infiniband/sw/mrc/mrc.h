@@ -535,23 +535,6 @@ int mrc_ep_batch(struct mrc_dev *dev, u32 op_type, u8 dscp, u64 timeout_ns,
 		 struct mrc_ep_req *reqs, unsigned int n,
 		 struct netlink_ext_ack *extack);
 
-/* A received packet, parsed. */
-struct mrc_pkt {
-	struct mrc_dev *dev;
-	struct sk_buff *skb;
-	struct mrc_bth *bth;
-	u8 *hdr;			/* first byte after BTH */
-	unsigned int hdr_len;		/* bytes from hdr to the ICRC */
-	u8 opcode;
-	u8 ack_flags;
-	u32 psn;
-	u32 dqpn;
-	u16 sport;			/* the sender's EV: UDP source port */
-	u16 flow;			/* ... and IPv6 flow label bits 15:0 */
-	u8 port;			/* port it arrived on, 1-based */
-	bool ce;			/* arrived ECN CE-marked */
-};
-
 /* How a queued packet is to be sent; lives in skb->cb. */
 struct mrc_tx_cb {
 	struct mrc_path path;
@@ -584,6 +567,7 @@ struct mrc_net *mrc_net_get(struct net *net);
 void mrc_net_put(struct mrc_net *mn);
 struct sk_buff *mrc_net_alloc_skb(struct mrc_qp *qp, unsigned int len);
 struct sk_buff *mrc_net_alloc_skb_dev(struct mrc_dev *dev, unsigned int len);
+struct sk_buff *mrc_net_alloc_hdrs(struct mrc_qp *qp, u8 op, u32 psn);
 void mrc_net_xmit_addr(struct mrc_dev *dev, const struct mrc_xmit_addr *addr,
 		       struct sk_buff *skb, const struct mrc_path *path,
 		       u8 dscp, bool ect);
@@ -611,8 +595,12 @@ void mrc_req_update_rto(struct mrc_qp *qp);
 u32 mrc_now_us(void);
 
 /* mrc_comp.c */
-void mrc_comp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
-		  struct sk_buff_head *txq);
+void mrc_comp_rcv_ack(struct mrc_qp *qp, struct mrc_pkt *pkt,
+		      struct sk_buff_head *txq);
+void mrc_comp_rcv_sack(struct mrc_qp *qp, struct mrc_pkt *pkt,
+		       struct sk_buff_head *txq);
+void mrc_comp_rcv_nack(struct mrc_qp *qp, struct mrc_pkt *pkt,
+		       struct sk_buff_head *txq);
 void mrc_comp_complete(struct mrc_qp *qp);
 void mrc_comp_fail(struct mrc_qp *qp, enum ib_wc_status status);
 void mrc_comp_fail_wr(struct mrc_qp *qp, u32 index, enum ib_wc_status status);

@@ -11,8 +11,7 @@
 #include "mrc.h"
 #include "mrc_ev.h"
 #include "mrc_hdr.h"
-
-#define MRC_MSN_HALF		BIT(MRC_PSN_BITS - 1)
+#include "mrc_pkt.h"
 
 /* PSN a is in [una, psn_next). */
 static bool mrc_psn_inflight(struct mrc_qp_dp *dp, u32 psn)
@@ -184,11 +183,9 @@ static void mrc_comp_sacked(struct mrc_qp_dp *dp, u32 psn)
 static void mrc_comp_rtt(struct mrc_qp *qp, u16 ts)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
-	u16 now = ktime_get_ns() >> MRC_TS_COARSE_SHIFT;
-	u32 sample = (u32)(u16)(now - ts) << MRC_TS_COARSE_SHIFT;
+	u32 sample = mrc_ts_age_ns(ts) / NSEC_PER_USEC;
 	u32 err;
 
-	sample /= NSEC_PER_USEC;
 	if (!dp->srtt_us) {
 		dp->srtt_us = sample;
 		dp->rttvar_us = sample / 2;
@@ -234,11 +231,10 @@ static void mrc_comp_detect_loss(struct mrc_qp *qp)
 static void mrc_comp_sack_ev(struct mrc_qp *qp, struct mrc_seth *seth,
 			     u32 hint)
 {
-	u16 flags = ntohs(seth->flags);
-	u32 m = (flags & MRC_SETH_M_MASK) >> MRC_SETH_M_SHIFT;
+	u8 m = mrc_seth_m(seth);
 	u32 entropy = ntohl(seth->entropy);
 
-	if (flags & MRC_SETH_PR)
+	if (mrc_seth_pr(seth))
 		mrc_ev_probe_answer(qp, ntohs(seth->ack_psn_off), entropy);
 	if (m == MRC_SACK_M_SKIP_ONCE)
 		mrc_ev_echo(qp, entropy, hint, MRC_EV_STATE_SKIP,
@@ -251,13 +247,13 @@ static void mrc_comp_sack_ev(struct mrc_qp *qp, struct mrc_seth *seth,
 static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
-	struct mrc_seth *seth = (struct mrc_seth *)pkt->hdr;
-	struct mrc_cc_state *cc = (struct mrc_cc_state *)(seth + 1);
+	struct mrc_seth *seth = pkt->h.seth;
+	struct mrc_cc_state *cc = pkt->h.cc_state;
 	u32 cack = mrc_get24(seth->cack_psn);
 	u32 next_una = (cack + 1) & MRC_PSN_MASK;
 	u64 bitmap = be64_to_cpu(seth->bitmap);
 	u32 base = (cack + (s16)ntohs(seth->sack_off)) & MRC_PSN_MASK;
-	bool pr = ntohs(seth->flags) & MRC_SETH_PR;
+	bool pr = mrc_seth_pr(seth);
 	u32 trigger, hint = MRC_EV_NONE;
 	int i;
 
@@ -289,7 +285,7 @@ static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 	mrc_comp_sack_ev(qp, seth, hint);
 	if (seth->mpr)
 		dp->peer_mpr = min_t(u32, seth->mpr, MRC_MPR_MAX_UNITS) *
-			       MRC_MPR_UNIT_PSNS;
+			       MRC_MPR_UNIT;
 
 	if (mrc_psn_inflight(dp, cack)) {
 		while (dp->una != next_una) {
@@ -335,10 +331,9 @@ static void mrc_comp_executed(struct mrc_qp *qp, u32 msn)
 static void mrc_comp_ack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
-	struct mrc_aeth *aeth = (struct mrc_aeth *)pkt->hdr;
-	u32 smsn = ntohl(aeth->smsn);
-	u8 syndrome = smsn >> MRC_AETH_SYN_SHIFT;
-	u32 msn = smsn & MRC_AETH_MSN_MASK;
+	struct mrc_aeth *aeth = pkt->h.aeth;
+	u8 syndrome = mrc_aeth_syndrome(aeth);
+	u32 msn = mrc_aeth_msn(aeth);
 	u32 failed;
 
 	if ((syndrome & MRC_AETH_TYPE_MASK) == MRC_AETH_TYPE_NAK) {
@@ -383,7 +378,7 @@ static void mrc_comp_ack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 static void mrc_comp_nack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
-	struct mrc_neth *neth = (struct mrc_neth *)pkt->hdr;
+	struct mrc_neth *neth = pkt->h.neth;
 	u32 psn = mrc_get24(neth->nack_psn);
 	struct mrc_txpkt *tp = &dp->txpkts[psn & dp->tx_mask];
 
@@ -433,41 +428,48 @@ static void mrc_comp_nack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 	}
 }
 
-/**
- * mrc_comp_rcv - a SACK, NACK or ACK for @qp's requester
- * @qp: the QP
- * @pkt: the parsed packet
- * @txq: unused today (replies), kept for symmetry with the responder
+/*
+ * A SACK, NACK or ACK for @qp's requester: @handle takes it in, then what
+ * it acknowledged completes and what it freed of the window is sent.
  */
-void mrc_comp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
-		  struct sk_buff_head *txq)
+static void mrc_comp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
+			 void (*handle)(struct mrc_qp *qp, struct mrc_pkt *pkt))
 {
-	static const unsigned int need[] = {
-		[MRC_OP_SACK - MRC_OP_ACK] = MRC_SETH_LEN + MRC_CC_STATE_LEN,
-		[MRC_OP_NACK - MRC_OP_ACK] = MRC_NETH_LEN,
-		[0] = MRC_AETH_LEN,
-	};
 	struct mrc_qp_dp *dp = &qp->dp;
 
-	if (pkt->hdr_len < need[pkt->opcode - MRC_OP_ACK]) {
-		mrc_counter_inc(qp->dev, MRC_CNT_DROP_BAD_HEADER);
-		return;
-	}
 	spin_lock_bh(&dp->lock);
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
 		mrc_counter_inc(qp->dev, MRC_CNT_DROP_BAD_STATE);
 		goto out;
 	}
-	if (pkt->opcode == MRC_OP_SACK)
-		mrc_comp_sack(qp, pkt);
-	else if (pkt->opcode == MRC_OP_NACK)
-		mrc_comp_nack(qp, pkt);
-	else
-		mrc_comp_ack(qp, pkt);
+	handle(qp, pkt);
 	if (qp->state != IB_QPS_ERR) {
 		mrc_comp_complete(qp);
 		mrc_req_kick(qp);
 	}
 out:
 	spin_unlock_bh(&dp->lock);
+}
+
+/*
+ * The receive handlers of opcodes SACK, NACK and ACK (mrc_opcode.c).
+ * @txq: unused (the requester's replies are its resends, which the
+ * tasklet sends), as the responder's handlers have it.
+ */
+void mrc_comp_rcv_sack(struct mrc_qp *qp, struct mrc_pkt *pkt,
+		       struct sk_buff_head *txq)
+{
+	mrc_comp_rcv(qp, pkt, mrc_comp_sack);
+}
+
+void mrc_comp_rcv_nack(struct mrc_qp *qp, struct mrc_pkt *pkt,
+		       struct sk_buff_head *txq)
+{
+	mrc_comp_rcv(qp, pkt, mrc_comp_nack);
+}
+
+void mrc_comp_rcv_ack(struct mrc_qp *qp, struct mrc_pkt *pkt,
+		      struct sk_buff_head *txq)
+{
+	mrc_comp_rcv(qp, pkt, mrc_comp_ack);
 }

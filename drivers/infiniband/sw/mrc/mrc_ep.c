@@ -33,6 +33,7 @@
 
 #include "mrc.h"
 #include "mrc_hdr.h"
+#include "mrc_pkt.h"
 
 /* A batch in flight: at most one per device, found by device index. */
 struct mrc_ep_batch {
@@ -52,11 +53,6 @@ struct mrc_ep_batch {
  * its batch, which takes it too.
  */
 static DEFINE_XARRAY_FLAGS(mrc_ep_batches, XA_FLAGS_LOCK_BH);
-
-static u16 mrc_ep_now_ts(void)
-{
-	return ktime_get_ns() >> MRC_TS_COARSE_SHIFT;
-}
 
 static bool mrc_gid_is_v4(const union ib_gid *gid)
 {
@@ -123,15 +119,15 @@ static void mrc_ep_fill_bth(struct mrc_bth *bth, u8 opcode, u16 id)
 static void mrc_ep_fill_rsp(struct mrc_pkt *pkt, struct mrc_bth *bth,
 			    u64 t_arrival)
 {
-	const struct mrc_erth *erth = (const struct mrc_erth *)pkt->hdr;
+	const struct mrc_erth *erth = pkt->h.erth;
 	struct mrc_eeth *eeth = (struct mrc_eeth *)(bth + 1);
 	u64 svc;
 
 	mrc_ep_fill_bth(bth, MRC_OP_EP_RESPONSE, pkt->psn & MRC_EP_ID_MASK);
 	memset(eeth, 0, MRC_EETH_LEN);
-	eeth->op = (erth->op & MRC_EP_OP_MASK) | MRC_EETH_SV;
+	eeth->op = FIELD_PREP(MRC_EP_OP, mrc_ep_op(erth->op)) | MRC_EETH_SV;
 	eeth->port_status = erth->port_status;
-	eeth->entropy = htonl((u32)pkt->sport << MRC_EV_SPORT_SHIFT | pkt->flow);
+	eeth->entropy = htonl(mrc_pkt_entropy(pkt));
 	eeth->req_port = pkt->port;
 	eeth->req_ts = erth->tx_ts;
 	eeth->req_ts_flags = erth->ts_flags;
@@ -164,7 +160,8 @@ static void mrc_ep_reply_routed(struct mrc_pkt *pkt, const union ib_gid *src,
 	};
 	struct sk_buff *skb;
 
-	skb = mrc_net_alloc_skb_dev(pkt->dev, MRC_BTH_LEN + MRC_EETH_LEN);
+	skb = mrc_net_alloc_skb_dev(pkt->dev, MRC_BTH_LEN +
+				    mrc_op_hdr_len(MRC_OP_EP_RESPONSE, false));
 	if (!skb)
 		return;
 	mrc_ep_fill_rsp(pkt, (struct mrc_bth *)skb->data, t_arrival);
@@ -183,7 +180,8 @@ static void mrc_ep_reply_routed(struct mrc_pkt *pkt, const union ib_gid *src,
 static void mrc_ep_reply(struct mrc_pkt *pkt, const union ib_gid *src,
 			 const union ib_gid *dst, u64 t_arrival)
 {
-	const unsigned int mrc_len = MRC_BTH_LEN + MRC_EETH_LEN;
+	const unsigned int mrc_len = MRC_BTH_LEN +
+		mrc_op_hdr_len(MRC_OP_EP_RESPONSE, false);
 	struct sk_buff *req = pkt->skb;
 	struct net_device *ndev = req->dev;
 	bool v4 = ip_hdr(req)->version == IPVERSION;
@@ -313,7 +311,7 @@ static bool mrc_ep_port_status(struct mrc_dev *dev, u32 port,
 static void mrc_ep_rcv_req(struct mrc_pkt *pkt, const union ib_gid *src,
 			   const union ib_gid *dst, u64 t_arrival)
 {
-	const struct mrc_erth *erth = (const struct mrc_erth *)pkt->hdr;
+	const struct mrc_erth *erth = pkt->h.erth;
 	struct mrc_dev *dev = pkt->dev;
 
 	if (!mrc_ep_rate_ok(dev)) {
@@ -324,7 +322,7 @@ static void mrc_ep_rcv_req(struct mrc_pkt *pkt, const union ib_gid *src,
 		mrc_counter_inc(dev, MRC_CNT_EP_DROP_UNKNOWN_GID);
 		return;
 	}
-	if ((erth->op & MRC_EP_OP_MASK) == MRC_EP_WIRE_PORT_STATUS &&
+	if (mrc_ep_op(erth->op) == MRC_EP_WIRE_PORT_STATUS &&
 	    !mrc_ep_port_status(dev, pkt->port, src,
 				ntohl(erth->port_status))) {
 		mrc_counter_inc(dev, MRC_CNT_EP_DROP_MALFORMED);
@@ -338,7 +336,7 @@ static void mrc_ep_rcv_req(struct mrc_pkt *pkt, const union ib_gid *src,
 static bool mrc_ep_rcv_rsp(struct mrc_pkt *pkt, const union ib_gid *src,
 			   const union ib_gid *dst, u64 t_arrival)
 {
-	const struct mrc_eeth *eeth = (const struct mrc_eeth *)pkt->hdr;
+	const struct mrc_eeth *eeth = pkt->h.eeth;
 	u16 id = pkt->psn & MRC_EP_ID_MASK;
 	struct mrc_ep_req *req = NULL;
 	struct mrc_ep_batch *b;
@@ -348,7 +346,7 @@ static bool mrc_ep_rcv_rsp(struct mrc_pkt *pkt, const union ib_gid *src,
 
 	xa_lock_bh(&mrc_ep_batches);
 	b = xa_load(&mrc_ep_batches, pkt->dev->ibdev.index);
-	if (!b || (eeth->op & MRC_EP_OP_MASK) != b->op)
+	if (!b || mrc_ep_op(eeth->op) != b->op)
 		goto out;
 	for (i = 0; i < b->n; i++) {
 		req = &b->reqs[i];
@@ -399,23 +397,22 @@ out:
 	return matched;
 }
 
-/* Header checks common to requests and responses. */
+/*
+ * Header checks common to requests and responses (mrc_opcode_parse() saw
+ * that the ERTH or EETH is there, and nothing after it).
+ */
 static bool mrc_ep_hdr_ok(const struct mrc_pkt *pkt)
 {
-	unsigned int len = pkt->opcode == MRC_OP_EP_REQUEST ? MRC_ERTH_LEN :
-							      MRC_EETH_LEN;
-	/* ERTH and EETH keep op at the same offset. */
-	const struct mrc_erth *erth = (const struct mrc_erth *)pkt->hdr;
-	u8 op = erth->op & MRC_EP_OP_MASK;
+	u8 op = mrc_ep_op(pkt->h.erth ? pkt->h.erth->op : pkt->h.eeth->op);
 
-	return pkt->dqpn == MRC_QPN_ENDPOINT && pkt->hdr_len == len &&
-	       !(pkt->bth->flags & (MRC_BTH_PADCNT_MASK | MRC_BTH_TVER_MASK)) &&
+	return pkt->dqpn == MRC_QPN_ENDPOINT &&
+	       !mrc_bth_padcnt(pkt->bth) && !mrc_bth_tver(pkt->bth) &&
 	       ntohs(pkt->bth->pkey) == mrc_param_control_pkey &&
 	       (op == MRC_EP_WIRE_PORT_STATUS || op == MRC_EP_WIRE_EV_PROBE);
 }
 
 /**
- * mrc_ep_rcv - an endpoint packet: DestQP 0x2, or opcode 0xd8 / 0xd9
+ * mrc_ep_rcv - an endpoint packet: opcode 0xd8 or 0xd9
  * @pkt: parsed and ICRC-checked by mrc_recv(); the caller frees its skb
  *
  * Softirq context.
@@ -425,11 +422,6 @@ void mrc_ep_rcv(struct mrc_pkt *pkt)
 	u64 t_arrival = ktime_get_ns();
 	union ib_gid src, dst;
 
-	if (!mrc_op_is_ep(pkt->opcode)) {
-		/* Another opcode for QP 0x2: no such QP. */
-		mrc_counter_inc(pkt->dev, MRC_CNT_DROP_BAD_QPN);
-		return;
-	}
 	if (!mrc_ep_hdr_ok(pkt)) {
 		mrc_counter_inc(pkt->dev, MRC_CNT_EP_DROP_MALFORMED);
 		return;
@@ -488,7 +480,8 @@ static struct sk_buff *mrc_ep_build_req(struct mrc_dev *dev, u8 op,
 	struct sk_buff *skb;
 	struct mrc_erth *erth;
 
-	skb = mrc_net_alloc_skb_dev(dev, MRC_BTH_LEN + MRC_ERTH_LEN);
+	skb = mrc_net_alloc_skb_dev(dev, MRC_BTH_LEN +
+				    mrc_op_hdr_len(MRC_OP_EP_REQUEST, false));
 	if (!skb)
 		return NULL;
 	mrc_ep_fill_bth((struct mrc_bth *)skb->data, MRC_OP_EP_REQUEST, req->id);
@@ -497,7 +490,7 @@ static struct sk_buff *mrc_ep_build_req(struct mrc_dev *dev, u8 op,
 	erth->op = op;
 	if (op == MRC_EP_WIRE_PORT_STATUS)
 		erth->port_status = htonl(req->port_status);
-	erth->ts_flags = htons(MRC_TSETH_TSR | MRC_TSETH_FTYPE);
+	erth->ts_flags = mrc_ts_flags();
 	return skb;
 }
 
@@ -611,7 +604,7 @@ int mrc_ep_batch(struct mrc_dev *dev, u32 op_type, u8 dscp, u64 timeout_ns,
 		erth = (struct mrc_erth *)(skbs[i]->data + MRC_BTH_LEN);
 		/* Ordered before the xmit, and so before its response. */
 		xa_lock_bh(&mrc_ep_batches);
-		b->sent_ts[i] = mrc_ep_now_ts();
+		b->sent_ts[i] = mrc_ts_now();
 		b->sent_ns[i] = ktime_get_ns();
 		xa_unlock_bh(&mrc_ep_batches);
 		erth->tx_ts = htons(b->sent_ts[i]);

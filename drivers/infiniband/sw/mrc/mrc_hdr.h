@@ -11,8 +11,10 @@
 #ifndef MRC_HDR_H
 #define MRC_HDR_H
 
+#include <linux/bitfield.h>
 #include <linux/bits.h>
 #include <linux/ipv6.h>
+#include <linux/timekeeping.h>
 #include <linux/types.h>
 #include <linux/udp.h>
 #include <asm/byteorder.h>
@@ -33,34 +35,9 @@ enum mrc_opcode {
 	MRC_OP_PROBE			= 0xde,
 };
 
-#define MRC_OP_SPACE_MASK		0xe0
-#define MRC_OP_SPACE			0xc0
-/* IBTA's RC opcodes: 0x00-0x1f. */
-#define MRC_OP_RC_SPACE_MASK		0xe0
-#define MRC_OP_RC_SPACE			0x00
-
-static inline bool mrc_op_is_write(u8 op)
-{
-	return op >= MRC_OP_WRITE_FIRST && op <= MRC_OP_WRITE_ONLY_IMM;
-}
-
-static inline bool mrc_op_has_imm(u8 op)
-{
-	return op == MRC_OP_WRITE_LAST_IMM || op == MRC_OP_WRITE_ONLY_IMM;
-}
-
-/* The packet ends its message (carries the message's last byte). */
-static inline bool mrc_op_is_last(u8 op)
-{
-	return op == MRC_OP_WRITE_LAST || op == MRC_OP_WRITE_LAST_IMM ||
-	       op == MRC_OP_WRITE_ONLY || op == MRC_OP_WRITE_ONLY_IMM;
-}
-
-/* The packet is its message's only one. */
-static inline bool mrc_op_is_only(u8 op)
-{
-	return op == MRC_OP_WRITE_ONLY || op == MRC_OP_WRITE_ONLY_IMM;
-}
+/* IBTA's RC opcodes, which MRC QPs refuse (mrc_opcode.c). */
+#define MRC_OP_RC_FIRST			0x00
+#define MRC_OP_RC_LAST			0x1f
 
 /* ---- BTH, 12 bytes ---- */
 struct mrc_bth {
@@ -73,9 +50,10 @@ struct mrc_bth {
 	u8 psn[3];
 } __packed;
 
-#define MRC_BTH_PADCNT_SHIFT		4
-#define MRC_BTH_PADCNT_MASK		0x30
-#define MRC_BTH_TVER_MASK		0x0f
+/* BTH.flags */
+#define MRC_BTH_PADCNT			GENMASK(5, 4)
+#define MRC_BTH_TVER			GENMASK(3, 0)
+/* BTH.ack_flags */
 #define MRC_BTH_ACKREQ			BIT(7)
 #define MRC_BTH_RTX			BIT(5)
 #define MRC_BTH_TSH			BIT(4)
@@ -83,9 +61,14 @@ struct mrc_bth {
 					 MRC_BTH_TSH)
 
 #define MRC_PSN_BITS			24
+#define MRC_PSN_MASK			GENMASK(MRC_PSN_BITS - 1, 0)
 /* Half the PSN space: a serial difference beyond it means "before". */
 #define MRC_PSN_HALF			BIT(MRC_PSN_BITS - 1)
+/* MSNs (AETH) are 24-bit serial numbers too. */
+#define MRC_MSN_HALF			BIT(MRC_PSN_BITS - 1)
 #define MRC_QPN_BITS			24
+/* MRC reserves QP 0x2 for endpoint operations (ERTH, EETH). */
+#define MRC_QPN_ENDPOINT		0x2
 
 /* BTH P_Key: the key, and the full-membership bit. */
 #define MRC_PKEY_KEY_MASK		0x7fff
@@ -115,7 +98,18 @@ static inline u32 mrc_bth_dqpn(const struct mrc_bth *bth)
 
 static inline u8 mrc_bth_padcnt(const struct mrc_bth *bth)
 {
-	return (bth->flags & MRC_BTH_PADCNT_MASK) >> MRC_BTH_PADCNT_SHIFT;
+	return FIELD_GET(MRC_BTH_PADCNT, bth->flags);
+}
+
+static inline u8 mrc_bth_tver(const struct mrc_bth *bth)
+{
+	return FIELD_GET(MRC_BTH_TVER, bth->flags);
+}
+
+/* BTH.flags of a packet with @pad pad bytes (TVer 0, SE and M clear). */
+static inline u8 mrc_bth_flags(unsigned int pad)
+{
+	return FIELD_PREP(MRC_BTH_PADCNT, pad);
 }
 
 /* ---- METH, 4 bytes, every request packet ---- */
@@ -130,12 +124,34 @@ struct mrc_tseth {
 	__be16 flags;		/* TSR (1) | reserved (11) | ftype (4) */
 } __packed;
 
-#define MRC_TSETH_FTYPE			1
-#define MRC_TSETH_FTYPE_MASK		0x000f
 #define MRC_TSETH_TSR			BIT(15)
+#define MRC_TSETH_FTYPE			GENMASK(3, 0)
+/* The ftype of rdma_mrc's timestamps. */
+#define MRC_TSETH_FTYPE_TS		1
 #define MRC_TS_UNIT_NS			128
 /* With TSR set (what rdma_mrc sends): units of 2^15 ns, about 32.8 us. */
 #define MRC_TS_COARSE_SHIFT		15
+
+/*
+ * The one clock of every timestamp rdma_mrc sends (TSETH, PETH, ERTH): now,
+ * in TSR units; and the flags word that goes with it.
+ */
+static inline u16 mrc_ts_now(void)
+{
+	return ktime_get_ns() >> MRC_TS_COARSE_SHIFT;
+}
+
+static inline __be16 mrc_ts_flags(void)
+{
+	return htons(MRC_TSETH_TSR |
+		     FIELD_PREP(MRC_TSETH_FTYPE, MRC_TSETH_FTYPE_TS));
+}
+
+/* Nanoseconds since timestamp @ts of ours was taken (it wraps at 2.1 s). */
+static inline u32 mrc_ts_age_ns(u16 ts)
+{
+	return (u32)(u16)(mrc_ts_now() - ts) << MRC_TS_COARSE_SHIFT;
+}
 
 /* ---- RETH, 16 bytes, every request packet ---- */
 struct mrc_reth {
@@ -154,8 +170,8 @@ struct mrc_aeth {
 	__be32 smsn;		/* syndrome (8) | MSN (24) */
 } __packed;
 
-#define MRC_AETH_SYN_SHIFT		24
-#define MRC_AETH_MSN_MASK		0x00ffffff
+#define MRC_AETH_SYNDROME		GENMASK(31, 24)
+#define MRC_AETH_MSN_MASK		GENMASK(23, 0)
 /* Syndromes: IBTA's ACK with the credit field fixed at 0x1f, and NAKs. */
 #define MRC_AETH_ACK			0x1f
 #define MRC_AETH_NAK_INV_REQ		0x61
@@ -163,6 +179,22 @@ struct mrc_aeth {
 #define MRC_AETH_NAK_REM_OP		0x63
 #define MRC_AETH_TYPE_MASK		0x60
 #define MRC_AETH_TYPE_NAK		0x60
+
+static inline u8 mrc_aeth_syndrome(const struct mrc_aeth *aeth)
+{
+	return FIELD_GET(MRC_AETH_SYNDROME, ntohl(aeth->smsn));
+}
+
+static inline u32 mrc_aeth_msn(const struct mrc_aeth *aeth)
+{
+	return FIELD_GET(MRC_AETH_MSN_MASK, ntohl(aeth->smsn));
+}
+
+static inline __be32 mrc_aeth_smsn(u8 syndrome, u32 msn)
+{
+	return htonl(FIELD_PREP(MRC_AETH_SYNDROME, syndrome) |
+		     FIELD_PREP(MRC_AETH_MSN_MASK, msn & MRC_AETH_MSN_MASK));
+}
 
 /* ---- SETH, 28 bytes, then CC_STATE, 8 bytes: Reliability SACK ---- */
 struct mrc_seth {
@@ -180,9 +212,23 @@ struct mrc_seth {
 } __packed;
 
 /* SETH.flags is big endian; byte 1 holds M in bits 6-5 and PR in bit 1. */
-#define MRC_SETH_M_SHIFT		5
-#define MRC_SETH_M_MASK			(0x3 << MRC_SETH_M_SHIFT)
+#define MRC_SETH_M			GENMASK(6, 5)
 #define MRC_SETH_PR			BIT(1)
+
+static inline u8 mrc_seth_m(const struct mrc_seth *seth)
+{
+	return FIELD_GET(MRC_SETH_M, ntohs(seth->flags));
+}
+
+static inline bool mrc_seth_pr(const struct mrc_seth *seth)
+{
+	return ntohs(seth->flags) & MRC_SETH_PR;
+}
+
+static inline __be16 mrc_seth_flags(u8 m, bool pr)
+{
+	return htons(FIELD_PREP(MRC_SETH_M, m) | (pr ? MRC_SETH_PR : 0));
+}
 
 enum mrc_sack_m {
 	MRC_SACK_M_NONE		= 0,
@@ -191,7 +237,7 @@ enum mrc_sack_m {
 };
 
 #define MRC_SACK_BITMAP_BITS		64
-#define MRC_MPR_UNIT			128
+#define MRC_MPR_UNIT			128	/* also the API's MPR unit */
 
 struct mrc_cc_state {
 	__be16 tx_ts;		/* reflected TSETH timestamp */
@@ -199,11 +245,18 @@ struct mrc_cc_state {
 	__be32 rcv;		/* rc (1) | rcv_cwnd_pen (7) | rcvd_bytes (24) */
 } __packed;
 
-#define MRC_CC_RCVD_BYTES_MASK		0x00ffffff
-#define MRC_CC_RCVD_BYTES_UNIT		256
-#define MRC_CC_PEN_SHIFT		24
-#define MRC_CC_PEN_MASK			0x7f
 #define MRC_CC_RC			BIT(31)
+#define MRC_CC_PEN			GENMASK(30, 24)
+#define MRC_CC_RCVD_BYTES		GENMASK(23, 0)
+#define MRC_CC_RCVD_BYTES_UNIT		256
+
+/* CC_STATE.rcv reporting @bytes received (rc and the penalty clear). */
+static inline __be32 mrc_cc_rcv(u64 bytes)
+{
+	return htonl(FIELD_PREP(MRC_CC_RCVD_BYTES,
+				DIV_ROUND_UP_ULL(bytes, MRC_CC_RCVD_BYTES_UNIT) &
+				FIELD_MAX(MRC_CC_RCVD_BYTES)));
+}
 
 /* ---- NETH, 20 bytes: Reliability NACK ---- */
 struct mrc_neth {
@@ -243,13 +296,14 @@ struct mrc_peth {
 } __packed;
 
 /* SETH/NETH entropy: the UDP source port is EV[31:16] (structured EV). */
-#define MRC_EV_SPORT_SHIFT		16
-#define MRC_EV_FLOW_MASK		0xffff	/* EV bits in the flow label */
+#define MRC_EV_SPORT			GENMASK(31, 16)
+#define MRC_EV_FLOW			GENMASK(15, 0)	/* flow label bits */
+#define MRC_EV_FLOW_MASK		FIELD_MAX(MRC_EV_FLOW)
 
 /* The 32-bit entropy field naming an EV: sport (31:16), flow label (15:0). */
 static inline u32 mrc_ev_entropy(u16 sport, u16 flow)
 {
-	return (u32)sport << MRC_EV_SPORT_SHIFT | (flow & MRC_EV_FLOW_MASK);
+	return FIELD_PREP(MRC_EV_SPORT, sport) | FIELD_PREP(MRC_EV_FLOW, flow);
 }
 
 /* IP: DSCP sits above the two ECN bits; an IPv4 GID is ::ffff:a.b.c.d. */
@@ -287,13 +341,6 @@ static inline u32 mrc_ev_entropy(u16 sport, u16 flow)
 				 max3(MRC_SETH_LEN + MRC_CC_STATE_LEN, \
 				      MRC_EETH_LEN, MRC_NETH_LEN))
 
-/* Length of the headers after BTH of a request packet. */
-static inline unsigned int mrc_req_hdr_len(u8 op, bool tsh)
-{
-	return MRC_METH_LEN + (tsh ? MRC_TSETH_LEN : 0) + MRC_RETH_LEN +
-	       (mrc_op_has_imm(op) ? MRC_IMMDT_LEN : 0);
-}
-
 /* ---- endpoint operations on QP 0x2 (0xd8, 0xd9) ---- */
 
 /* ERTH, 16 bytes: Endpoint Request. */
@@ -322,8 +369,14 @@ struct mrc_eeth {
 	u8 rsvd2[12];
 } __packed;
 
-#define MRC_EP_OP_MASK			0x03
+#define MRC_EP_OP			GENMASK(1, 0)
 #define MRC_EETH_SV			BIT(7)	/* svc_time is valid */
+
+/* The op of an ERTH or EETH op byte. */
+static inline u8 mrc_ep_op(u8 op_byte)
+{
+	return FIELD_GET(MRC_EP_OP, op_byte);
+}
 
 /* ERTH/EETH op values (the OCP API numbers its ops differently). */
 enum mrc_ep_wire_op {
@@ -336,10 +389,5 @@ enum mrc_ep_wire_op {
 
 #define MRC_ERTH_LEN		sizeof(struct mrc_erth)
 #define MRC_EETH_LEN		sizeof(struct mrc_eeth)
-
-static inline bool mrc_op_is_ep(u8 op)
-{
-	return op == MRC_OP_EP_REQUEST || op == MRC_OP_EP_RESPONSE;
-}
 
 #endif /* MRC_HDR_H */

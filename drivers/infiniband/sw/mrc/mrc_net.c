@@ -20,6 +20,7 @@
 
 #include "mrc.h"
 #include "mrc_hdr.h"
+#include "mrc_opcode.h"
 
 struct mrc_net {
 	struct net *net;	/* not counted: the entry dies with the namespace */
@@ -64,6 +65,32 @@ static int mrc_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 struct sk_buff *mrc_net_alloc_skb(struct mrc_qp *qp, unsigned int len)
 {
 	return mrc_net_alloc_skb_dev(qp->dev, len);
+}
+
+/**
+ * mrc_net_alloc_hdrs - a header-only packet of @op to @qp's peer
+ * @qp: the sending QP
+ * @op: its opcode: the headers after the BTH are those of its row
+ * @psn: BTH PSN
+ *
+ * The BTH is filled in (P_Key that of control packets, no flags), the
+ * headers after it are zeroed for the caller to fill.
+ */
+struct sk_buff *mrc_net_alloc_hdrs(struct mrc_qp *qp, u8 op, u32 psn)
+{
+	unsigned int len = MRC_BTH_LEN + mrc_op_hdr_len(op, false);
+	struct sk_buff *skb = mrc_net_alloc_skb(qp, len);
+	struct mrc_bth *bth;
+
+	if (!skb)
+		return NULL;
+	bth = (struct mrc_bth *)skb->data;
+	memset(bth, 0, len);
+	bth->opcode = op;
+	bth->pkey = htons(mrc_param_control_pkey);
+	mrc_put24(bth->dqpn, qp->attr.dest_qp_num);
+	mrc_put24(bth->psn, psn);
+	return skb;
 }
 
 /*

@@ -11,6 +11,8 @@
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
+#include "mrc_hdr.h"
+
 /* RoCEv2's UDP destination port, which MRC keeps (module parameter). */
 #define MRC_DEFAULT_UDP_PORT		4791
 
@@ -52,10 +54,8 @@
  * reserved by MRC for endpoint operations; user QPs start above the
  * reserved range and wrap within 24 bits.
  */
-#define MRC_QPN_ENDPOINT		0x2
 #define MRC_QPN_FIRST			0x10
-#define MRC_QPN_MAX			0xffffff
-#define MRC_PSN_MASK			0xffffff
+#define MRC_QPN_MAX			GENMASK(MRC_QPN_BITS - 1, 0)
 
 /* Verbs attribute ranges. */
 #define MRC_MAX_TIMEOUT			31
@@ -72,9 +72,8 @@
  * Transport defaults both ends assume under plain verbs (MRC-FACTS
  * "Choices"); the (p) ones are module parameters, defined in mrc_main.c.
  */
-#define MRC_MPR_UNIT_PSNS		128	/* the API's MPR unit */
 #define MRC_MPR_MAX_UNITS		32	/* largest MPR: 4096 PSNs */
-#define MRC_MPR_MAX_PSNS		(MRC_MPR_MAX_UNITS * MRC_MPR_UNIT_PSNS)
+#define MRC_MPR_MAX_PSNS		(MRC_MPR_MAX_UNITS * MRC_MPR_UNIT)
 #define MRC_DEFAULT_MPR_UNITS		32	/* (p) */
 #define MRC_DEFAULT_MAX_WIMM		64	/* (p) WriteIMMs in flight */
 #define MRC_DEFAULT_EV_COUNT		64	/* (p) EVs per QP */

@@ -15,6 +15,7 @@
 
 #include "mrc.h"
 #include "mrc_hdr.h"
+#include "mrc_pkt.h"
 
 /*
  * The mrc device a packet is for, and the port it came in on.  A packet is
@@ -122,9 +123,10 @@ static bool mrc_recv_not_unicast(const struct sk_buff *skb)
 }
 
 /*
- * Check lengths and ICRC; fill @pkt.  Returns a drop counter or -1.  The
- * packet (data at its UDP header) need not be linear: its headers are
- * pulled into the head, its payload may stay in fragments.
+ * Check lengths, ICRC, opcode and the headers the opcode has; fill @pkt.
+ * Returns a drop counter or -1.  The packet (data at its UDP header) need
+ * not be linear: its headers are pulled into the head, its payload may
+ * stay in fragments.
  */
 static int mrc_recv_parse(struct sk_buff *skb, struct mrc_pkt *pkt)
 {
@@ -149,7 +151,6 @@ static int mrc_recv_parse(struct sk_buff *skb, struct mrc_pkt *pkt)
 
 	pkt->skb = skb;
 	pkt->bth = (struct mrc_bth *)(udph + 1);
-	pkt->hdr = (u8 *)pkt->bth + MRC_BTH_LEN;
 	pkt->hdr_len = mrc_len - MRC_BTH_LEN;
 	pkt->opcode = pkt->bth->opcode;
 	pkt->ack_flags = pkt->bth->ack_flags;
@@ -159,22 +160,35 @@ static int mrc_recv_parse(struct sk_buff *skb, struct mrc_pkt *pkt)
 	pkt->flow = ip_hdr(skb)->version == IPVERSION ? 0 :
 		    ntohl(ip6_flowlabel(ipv6_hdr(skb))) & MRC_EV_FLOW_MASK;
 	pkt->ce = mrc_recv_ce(skb);
+
+	if (!mrc_op_known(pkt->opcode))
+		return MRC_CNT_DROP_BAD_OPCODE;
+	if (!mrc_opcode_parse(pkt))
+		return mrc_op_is_ep(pkt->opcode) ? MRC_CNT_EP_DROP_MALFORMED :
+						   MRC_CNT_DROP_BAD_HEADER;
 	return -1;
 }
 
-static bool mrc_op_known(u8 op)
+/*
+ * With dynamic debug on for the module (`module rdma_mrc +p`), a line per
+ * packet the receive path drops, naming its opcode and the counter.
+ */
+static void mrc_recv_debug_drop(struct mrc_dev *dev, const struct mrc_pkt *pkt,
+				int drop)
 {
-	switch (op) {
-	case MRC_OP_WRITE_FIRST ... MRC_OP_WRITE_ONLY_IMM:
-	case MRC_OP_ACK:
-	case MRC_OP_SACK:
-	case MRC_OP_NACK:
-	case MRC_OP_PROBE:
-	case MRC_OP_EP_REQUEST ... MRC_OP_EP_RESPONSE:
-		return true;
-	default:
-		return false;
+	const char *op;
+
+	if (!pkt->bth) {
+		/* Dropped before its headers were read. */
+		ibdev_dbg_ratelimited(&dev->ibdev, "dropped a packet: %s\n",
+				      mrc_counter_name(drop));
+		return;
 	}
+	op = mrc_opcodes[pkt->opcode].name;
+	ibdev_dbg_ratelimited(&dev->ibdev,
+			      "dropped %s (opcode %#x) for QP %#x: %s\n",
+			      op ?: "a packet", pkt->opcode, pkt->dqpn,
+			      mrc_counter_name(drop));
 }
 
 /**
@@ -183,6 +197,7 @@ static bool mrc_op_known(u8 op)
  */
 void mrc_recv(struct sk_buff *skb)
 {
+	const struct mrc_opcode_info *row;
 	struct sk_buff_head txq;
 	struct mrc_pkt pkt = {};
 	struct ib_device *ibdev;
@@ -214,17 +229,10 @@ void mrc_recv(struct sk_buff *skb)
 	if (drop >= 0)
 		goto drop;
 
-	drop = MRC_CNT_DROP_BAD_OPCODE;
-	if ((pkt.opcode & MRC_OP_SPACE_MASK) != MRC_OP_SPACE &&
-	    (pkt.opcode & MRC_OP_RC_SPACE_MASK) != MRC_OP_RC_SPACE)
-		goto drop;
-	if ((pkt.opcode & MRC_OP_SPACE_MASK) == MRC_OP_SPACE &&
-	    !mrc_op_known(pkt.opcode))
-		goto drop;
-
-	if (pkt.dqpn == MRC_QPN_ENDPOINT || mrc_op_is_ep(pkt.opcode)) {
+	row = &mrc_opcodes[pkt.opcode];
+	if (row->ep_rcv) {
 		/* Endpoint operations: stateless, no QP. */
-		mrc_ep_rcv(&pkt);
+		row->ep_rcv(&pkt);
 		ib_device_put(ibdev);
 		kfree_skb(skb);
 		return;
@@ -232,7 +240,7 @@ void mrc_recv(struct sk_buff *skb)
 
 	/* Transport header version 0 is the only one there is. */
 	drop = MRC_CNT_DROP_BAD_HEADER;
-	if (pkt.bth->flags & MRC_BTH_TVER_MASK)
+	if (mrc_bth_tver(pkt.bth))
 		goto drop;
 
 	__skb_queue_head_init(&txq);
@@ -251,14 +259,7 @@ void mrc_recv(struct sk_buff *skb)
 	/* MRs are found, and placed into, under RCU. */
 	rcu_read_lock();
 
-	if ((pkt.opcode & MRC_OP_RC_SPACE_MASK) == MRC_OP_RC_SPACE)
-		mrc_resp_unexpected(qp, &pkt, &txq);
-	else if (mrc_op_is_write(pkt.opcode))
-		mrc_resp_rcv(qp, &pkt, &txq);
-	else if (pkt.opcode == MRC_OP_PROBE)
-		mrc_resp_probe(qp, &pkt, &txq);
-	else
-		mrc_comp_rcv(qp, &pkt, &txq);
+	row->qp_rcv(qp, &pkt, &txq);
 
 	rcu_read_unlock();
 	mrc_net_xmit_list(qp, &txq);
@@ -269,6 +270,7 @@ void mrc_recv(struct sk_buff *skb)
 
 drop:
 	mrc_counter_inc(dev, drop);
+	mrc_recv_debug_drop(dev, &pkt, drop);
 	ib_device_put(ibdev);
 	kfree_skb(skb);
 }

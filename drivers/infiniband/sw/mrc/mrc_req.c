@@ -15,6 +15,7 @@
 #include "mrc.h"
 #include "mrc_ev.h"
 #include "mrc_hdr.h"
+#include "mrc_opcode.h"
 
 /* Packets one tasklet run sends before yielding. */
 #define MRC_REQ_BUDGET		64
@@ -23,11 +24,6 @@
 u32 mrc_now_us(void)
 {
 	return div_u64(ktime_get_ns(), MRC_NS_PER_US);
-}
-
-static u16 mrc_now_ts(void)
-{
-	return ktime_get_ns() >> MRC_TS_COARSE_SHIFT;
 }
 
 int mrc_req_init(struct mrc_qp *qp)
@@ -95,7 +91,7 @@ void mrc_req_start(struct mrc_qp *qp)
 	dp->acked_msn = 0;
 	dp->rqmsn_next = 1;
 	dp->peer_mpr = clamp_t(u32, mrc_param_mpr_units, 1, MRC_MPR_MAX_UNITS) *
-		       MRC_MPR_UNIT_PSNS;
+		       MRC_MPR_UNIT;
 	dp->wimm_inflight = 0;
 	dp->fail_pending = false;
 	dp->srtt_us = 0;
@@ -266,7 +262,7 @@ static int mrc_req_build(struct mrc_qp *qp, u32 psn, bool rtx,
 	struct mrc_txpkt *tp = &dp->txpkts[psn & dp->tx_mask];
 	struct mrc_swqe *sw = mrc_swqe(qp, tp->wqe_index);
 	u8 op = mrc_req_opcode(sw, tp->offset, tp->len);
-	unsigned int hlen = MRC_BTH_LEN + mrc_req_hdr_len(op, true);
+	unsigned int hlen = MRC_BTH_LEN + mrc_op_hdr_len(op, true);
 	unsigned int pad = (MRC_PAD_ALIGN - tp->len % MRC_PAD_ALIGN) %
 			   MRC_PAD_ALIGN;
 	struct mrc_tseth *tseth;
@@ -283,7 +279,7 @@ static int mrc_req_build(struct mrc_qp *qp, u32 psn, bool rtx,
 	bth = (struct mrc_bth *)p;
 	memset(bth, 0, MRC_BTH_LEN);
 	bth->opcode = op;
-	bth->flags = pad << MRC_BTH_PADCNT_SHIFT;
+	bth->flags = mrc_bth_flags(pad);
 	bth->pkey = htons(MRC_DEFAULT_PKEY);
 	mrc_put24(bth->dqpn, qp->attr.dest_qp_num);
 	bth->ack_flags = MRC_BTH_TSH;
@@ -299,8 +295,8 @@ static int mrc_req_build(struct mrc_qp *qp, u32 psn, bool rtx,
 	meth->msn = htons(sw->msn & U16_MAX);
 	p += MRC_METH_LEN;
 	tseth = (struct mrc_tseth *)p;
-	tseth->tx_ts = htons(mrc_now_ts());
-	tseth->flags = htons(MRC_TSETH_TSR | MRC_TSETH_FTYPE);
+	tseth->tx_ts = htons(mrc_ts_now());
+	tseth->flags = mrc_ts_flags();
 	p += MRC_TSETH_LEN;
 	reth = (struct mrc_reth *)p;
 	reth->va = cpu_to_be64(sw->remote_addr + tp->offset);
@@ -452,22 +448,17 @@ static bool mrc_req_probe(struct mrc_qp *qp, u32 slot, bool ev,
 	struct mrc_bth *bth;
 	struct sk_buff *skb;
 
-	skb = mrc_net_alloc_skb(qp, MRC_BTH_LEN + MRC_PETH_LEN);
+	skb = mrc_net_alloc_hdrs(qp, MRC_OP_PROBE, (u16)(dp->probe_id + 1));
 	if (!skb)
 		return false;
 	dp->probe_id++;
 	__assign_bit(dp->probe_id % MRC_EV_PROBE_IDS, dp->ev_probe_ids, ev);
 	bth = (struct mrc_bth *)skb->data;
-	memset(bth, 0, MRC_BTH_LEN + MRC_PETH_LEN);
-	bth->opcode = MRC_OP_PROBE;
-	bth->pkey = htons(mrc_param_control_pkey);
-	mrc_put24(bth->dqpn, qp->attr.dest_qp_num);
 	bth->ack_flags = MRC_BTH_ACKREQ;
-	mrc_put24(bth->psn, dp->probe_id);
 	peth = (struct mrc_peth *)(bth + 1);
 	peth->probe_id = htons(dp->probe_id);
-	peth->tx_ts = htons(mrc_now_ts());
-	peth->ts_flags = htons(MRC_TSETH_TSR | MRC_TSETH_FTYPE);
+	peth->tx_ts = htons(mrc_ts_now());
+	peth->ts_flags = mrc_ts_flags();
 	mrc_counter_inc(qp->dev, MRC_CNT_PROBES_SENT);
 	if (ev)
 		mrc_counter_inc(qp->dev, MRC_CNT_EV_PROBES_SENT);

@@ -13,16 +13,11 @@
 #include "mrc.h"
 #include "mrc_ev.h"
 #include "mrc_hdr.h"
+#include "mrc_pkt.h"
 
 static u32 psn_diff(u32 a, u32 b)
 {
 	return (a - b) & MRC_PSN_MASK;
-}
-
-/* The EV a packet came on, as SACKs and NACKs echo it. */
-static u32 mrc_pkt_entropy(const struct mrc_pkt *pkt)
-{
-	return mrc_ev_entropy(pkt->sport, pkt->flow);
 }
 
 /* Control packets go on the QP's EVs in use, as its data does. */
@@ -40,7 +35,7 @@ int mrc_resp_win_alloc(struct mrc_qp_win *w)
 	u32 units = clamp_t(u32, READ_ONCE(mrc_param_mpr_units), 1,
 			    MRC_MPR_MAX_UNITS);
 
-	w->mpr = units * MRC_MPR_UNIT_PSNS;
+	w->mpr = units * MRC_MPR_UNIT;
 	w->rcv_size = roundup_pow_of_two(w->mpr);
 	w->rcv_bitmap = bitmap_zalloc(w->rcv_size, GFP_KERNEL_ACCOUNT);
 	w->rmsgs = kvcalloc(w->rcv_size, sizeof(*w->rmsgs), GFP_KERNEL_ACCOUNT);
@@ -95,23 +90,6 @@ static bool mrc_resp_active(struct mrc_qp *qp)
 	return qp->state >= IB_QPS_RTR && qp->state <= IB_QPS_SQE;
 }
 
-static struct sk_buff *mrc_ctl_alloc(struct mrc_qp *qp, u8 opcode, u32 psn,
-				     unsigned int len)
-{
-	struct sk_buff *skb = mrc_net_alloc_skb(qp, MRC_BTH_LEN + len);
-	struct mrc_bth *bth;
-
-	if (!skb)
-		return NULL;
-	bth = (struct mrc_bth *)skb->data;
-	memset(bth, 0, MRC_BTH_LEN + len);
-	bth->opcode = opcode;
-	bth->pkey = htons(mrc_param_control_pkey);
-	mrc_put24(bth->dqpn, qp->attr.dest_qp_num);
-	mrc_put24(bth->psn, psn);
-	return skb;
-}
-
 /*
  * SETH ack_psn_offset for a SACK triggered by data packet @psn: its
  * signed distance from cack_psn, 0 when that does not fit.
@@ -140,25 +118,20 @@ static void mrc_resp_sack(struct mrc_qp *qp, struct sk_buff_head *txq,
 	struct mrc_seth *seth;
 	struct sk_buff *skb;
 	u64 bitmap = 0;
-	u16 flags;
 	int i;
 
-	skb = mrc_ctl_alloc(qp, MRC_OP_SACK, cack,
-			    MRC_SETH_LEN + MRC_CC_STATE_LEN);
+	skb = mrc_net_alloc_hdrs(qp, MRC_OP_SACK, cack);
 	if (!skb)
 		return;
 	seth = (struct mrc_seth *)(skb->data + MRC_BTH_LEN);
 	cc = (struct mrc_cc_state *)(seth + 1);
 
-	flags = (m << MRC_SETH_M_SHIFT) & MRC_SETH_M_MASK;
-	if (pr)
-		flags |= MRC_SETH_PR;
-	seth->flags = htons(flags);
+	seth->flags = mrc_seth_flags(m, pr);
 	seth->ack_psn_off = htons(pr ? (u16)trigger :
 				 mrc_sack_trigger_off(trigger, cack));
 	seth->entropy = htonl(ev);
 	mrc_put24(seth->cack_psn, cack);
-	seth->mpr = dp->mpr / MRC_MPR_UNIT_PSNS;
+	seth->mpr = dp->mpr / MRC_MPR_UNIT;
 	/* The bitmap starts at cack + 1: bit i is PSN cack + 1 + i. */
 	seth->sack_off = htons(1);
 	for (i = 0; i < MRC_SACK_BITMAP_BITS && i < dp->mpr; i++) {
@@ -170,8 +143,7 @@ static void mrc_resp_sack(struct mrc_qp *qp, struct sk_buff_head *txq,
 	seth->bitmap = cpu_to_be64(bitmap);
 	cc->tx_ts = htons(dp->echo_ts);
 	dp->echo_ts_set = false;
-	cc->rcv = htonl(DIV_ROUND_UP(dp->rcvd_bytes, MRC_CC_RCVD_BYTES_UNIT) &
-			MRC_CC_RCVD_BYTES_MASK);
+	cc->rcv = mrc_cc_rcv(dp->rcvd_bytes);
 
 	dp->pkts_since_sack = 0;
 	mrc_counter_inc(qp->dev, MRC_CNT_SACKS_SENT);
@@ -188,7 +160,7 @@ static void mrc_resp_nack(struct mrc_qp *qp, struct sk_buff_head *txq,
 	struct mrc_neth *neth;
 	struct sk_buff *skb;
 
-	skb = mrc_ctl_alloc(qp, MRC_OP_NACK, psn, MRC_NETH_LEN);
+	skb = mrc_net_alloc_hdrs(qp, MRC_OP_NACK, psn);
 	if (!skb)
 		return;
 	neth = (struct mrc_neth *)(skb->data + MRC_BTH_LEN);
@@ -207,12 +179,11 @@ static void mrc_resp_ack(struct mrc_qp *qp, struct sk_buff_head *txq,
 	struct mrc_aeth *aeth;
 	struct sk_buff *skb;
 
-	skb = mrc_ctl_alloc(qp, MRC_OP_ACK, psn, MRC_AETH_LEN);
+	skb = mrc_net_alloc_hdrs(qp, MRC_OP_ACK, psn);
 	if (!skb)
 		return;
 	aeth = (struct mrc_aeth *)(skb->data + MRC_BTH_LEN);
-	aeth->smsn = htonl((syndrome << MRC_AETH_SYN_SHIFT) |
-			   (qp->dp.msn_done & MRC_AETH_MSN_MASK));
+	aeth->smsn = mrc_aeth_smsn(syndrome, qp->dp.msn_done);
 	qp->dp.msn_acked = qp->dp.msn_done;
 	mrc_counter_inc(qp->dev, syndrome == MRC_AETH_ACK ?
 			MRC_CNT_ACKS_SENT : MRC_CNT_NAKS_SENT);
@@ -284,55 +255,21 @@ static bool mrc_resp_execute(struct mrc_qp *qp, struct sk_buff_head *txq)
 	}
 }
 
-/* Where a request packet's fields are. */
-struct mrc_req_hdrs {
-	struct mrc_meth *meth;
-	struct mrc_tseth *tseth;
-	struct mrc_reth *reth;
-	struct mrc_immdt *immdt;
-	u32 payload;			/* offset in the skb, from its data */
-	u32 paylen;
-};
-
-static bool mrc_resp_parse(struct mrc_pkt *pkt, struct mrc_req_hdrs *h)
-{
-	bool tsh = pkt->ack_flags & MRC_BTH_TSH;
-	unsigned int need = mrc_req_hdr_len(pkt->opcode, tsh);
-	unsigned int pad = mrc_bth_padcnt(pkt->bth);
-	u8 *p = pkt->hdr;
-
-	if (pkt->hdr_len < need + pad)
-		return false;
-	h->meth = (struct mrc_meth *)p;
-	p += MRC_METH_LEN;
-	h->tseth = tsh ? (struct mrc_tseth *)p : NULL;
-	p += tsh ? MRC_TSETH_LEN : 0;
-	h->reth = (struct mrc_reth *)p;
-	p += MRC_RETH_LEN;
-	h->immdt = mrc_op_has_imm(pkt->opcode) ? (struct mrc_immdt *)p : NULL;
-	p += h->immdt ? MRC_IMMDT_LEN : 0;
-	/* The payload may be in the skb's fragments: an offset, not a pointer. */
-	h->payload = p - pkt->skb->data;
-	h->paylen = pkt->hdr_len - need - pad;
-	return true;
-}
-
 /* Place one packet's payload, or say why it may not be placed. */
-static bool mrc_resp_place(struct mrc_qp *qp, struct mrc_pkt *pkt,
-			   struct mrc_req_hdrs *h)
+static bool mrc_resp_place(struct mrc_qp *qp, struct mrc_pkt *pkt)
 {
-	u64 va = be64_to_cpu(h->reth->va);
+	u64 va = be64_to_cpu(pkt->h.reth->va);
 	struct mrc_mr *mr;
 
-	if (!h->paylen)
+	if (!pkt->paylen)
 		return true;
-	mr = mrc_mr_lookup(qp->dev, be32_to_cpu(h->reth->rkey));
+	mr = mrc_mr_lookup(qp->dev, be32_to_cpu(pkt->h.reth->rkey));
 	if (!mr || mr->ibmr.pd != qp->ibqp.pd ||
 	    !(mr->access & IB_ACCESS_REMOTE_WRITE) ||
 	    !(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE) ||
-	    !mrc_mr_covers(mr, va, h->paylen))
+	    !mrc_mr_covers(mr, va, pkt->paylen))
 		return false;
-	mrc_mr_copy_skb(mr, va, pkt->skb, h->payload, h->paylen);
+	mrc_mr_copy_skb(mr, va, pkt->skb, pkt->payload, pkt->paylen);
 	return true;
 }
 
@@ -342,14 +279,15 @@ static bool mrc_resp_place(struct mrc_qp *qp, struct mrc_pkt *pkt,
  * and a message's only packet carries all of it.
  */
 static bool mrc_resp_consistent(struct mrc_qp *qp, struct mrc_pkt *pkt,
-				struct mrc_req_hdrs *h, struct mrc_rmsg *rm)
+				struct mrc_rmsg *rm)
 {
 	u32 mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
 
-	if (h->paylen > mtu || be32_to_cpu(h->reth->dmalen) != rm->dmalen ||
-	    h->paylen > rm->dmalen - rm->rcvd)
+	if (pkt->paylen > mtu ||
+	    be32_to_cpu(pkt->h.reth->dmalen) != rm->dmalen ||
+	    pkt->paylen > rm->dmalen - rm->rcvd)
 		return false;
-	if (mrc_op_is_only(pkt->opcode) && h->paylen != rm->dmalen)
+	if (mrc_op_is_only(pkt->opcode) && pkt->paylen != rm->dmalen)
 		return false;
 	if (mrc_op_is_last(pkt->opcode) && rm->has_last)
 		return false;
@@ -357,14 +295,14 @@ static bool mrc_resp_consistent(struct mrc_qp *qp, struct mrc_pkt *pkt,
 }
 
 /* Find, or open, the message a request packet belongs to. */
-static struct mrc_rmsg *mrc_resp_msg(struct mrc_qp *qp, struct mrc_req_hdrs *h)
+static struct mrc_rmsg *mrc_resp_msg(struct mrc_qp *qp, struct mrc_pkt *pkt)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
 	struct mrc_rmsg *rm;
 	u32 msn, ahead;
 
 	/* The full MSN from METH's low 16 bits, at most a window ahead. */
-	msn = ntohs(h->meth->msn);
+	msn = ntohs(pkt->h.meth->msn);
 	ahead = (msn - (dp->msn_done + 1)) & U16_MAX;
 	msn = (dp->msn_done + 1 + ahead) & MRC_AETH_MSN_MASK;
 	if (ahead >= dp->mpr)
@@ -374,7 +312,7 @@ static struct mrc_rmsg *mrc_resp_msg(struct mrc_qp *qp, struct mrc_req_hdrs *h)
 		memset(rm, 0, sizeof(*rm));
 		rm->state = MRC_RMSG_OPEN;
 		rm->msn = msn;
-		rm->dmalen = be32_to_cpu(h->reth->dmalen);
+		rm->dmalen = be32_to_cpu(pkt->h.reth->dmalen);
 	} else if (rm->msn != msn) {
 		return NULL;
 	}
@@ -390,146 +328,217 @@ static void mrc_rmsg_fail(struct mrc_rmsg *rm, u8 syndrome, u32 psn)
 	rm->fail_psn = psn;
 }
 
-/**
- * mrc_resp_rcv - a WRITE request packet for @qp
- * @qp: the destination QP
- * @pkt: the parsed packet
- * @txq: replies to send once the lock is released
+/* The sender's timestamp a NACK of @pkt reflects; 0 when it had none. */
+static u16 mrc_resp_pkt_ts(const struct mrc_pkt *pkt)
+{
+	return pkt->h.tseth ? ntohs(pkt->h.tseth->tx_ts) : 0;
+}
+
+/* Where a request packet's PSN stands against the receive window. */
+enum mrc_resp_psn {
+	MRC_RESP_PSN_NEW,	/* in the window, not arrived before */
+	MRC_RESP_PSN_DUP,	/* arrived before, or behind the window */
+	MRC_RESP_PSN_BEYOND,	/* past the window's edge */
+};
+
+/* @d: the PSN's distance from cack_psn (wire-format.rst, Receive window). */
+static enum mrc_resp_psn mrc_resp_classify(struct mrc_qp_dp *dp, u32 psn,
+					   u32 *d)
+{
+	*d = psn_diff(psn, (dp->rcv_next - 1) & MRC_PSN_MASK);
+	if (!*d || *d >= MRC_PSN_HALF ||
+	    test_bit(psn & dp->rcv_mask, dp->rcv_bitmap))
+		return MRC_RESP_PSN_DUP;
+	if (*d >= dp->mpr)
+		return MRC_RESP_PSN_BEYOND;
+	return MRC_RESP_PSN_NEW;
+}
+
+/*
+ * Take a new packet into its message @rm: check it against what the
+ * message has so far, hold a receive WQE for a WriteIMM, place the
+ * payload.  A packet that fails its message is consumed all the same;
+ * returns false only when it is refused for now (a WriteIMM's last packet
+ * with no receive WQE to complete into: NACKed, the requester resends it).
  */
-void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
-		  struct sk_buff_head *txq)
+static bool mrc_resp_take(struct mrc_qp *qp, struct mrc_pkt *pkt,
+			  struct mrc_rmsg *rm, struct sk_buff_head *txq)
 {
 	bool last = mrc_op_is_last(pkt->opcode);
 	struct mrc_qp_dp *dp = &qp->dp;
-	bool sack = false, ok = true, dup = false, hole;
-	struct sk_buff_head naks;
-	struct mrc_req_hdrs h;
-	struct mrc_rmsg *rm;
-	u16 ts;
-	u32 d;
 
-	if (!mrc_resp_parse(pkt, &h)) {
-		mrc_counter_inc(qp->dev, MRC_CNT_DROP_BAD_HEADER);
-		return;
-	}
-	ts = h.tseth ? ntohs(h.tseth->tx_ts) : 0;
-	__skb_queue_head_init(&naks);
-
-	spin_lock_bh(&dp->lock);
-	if (!mrc_resp_active(qp)) {
-		mrc_counter_inc(qp->dev, MRC_CNT_DROP_BAD_STATE);
-		goto out;
-	}
-	mrc_counter_inc(qp->dev, MRC_CNT_RX_DATA_PKTS);
-	if (h.tseth && !dp->echo_ts_set) {
-		dp->echo_ts = ts;
-		dp->echo_ts_set = true;
-	}
-	if (pkt->ce)
-		mrc_counter_inc(qp->dev, MRC_CNT_ECN_MARKED);
-
-	/* d: the distance from cack_psn (wire-format.rst, Receive window). */
-	d = psn_diff(pkt->psn, (dp->rcv_next - 1) & MRC_PSN_MASK);
-	if (!d || d >= MRC_PSN_HALF ||
-	    test_bit(pkt->psn & dp->rcv_mask, dp->rcv_bitmap)) {
-		/*
-		 * Already here: the SACK that said so, or the ACK, was lost.
-		 * Both are sent again (a requester that has everything SACKed
-		 * resends its last packet when the ACK is late).
-		 */
-		mrc_counter_inc(qp->dev, MRC_CNT_DUPLICATES);
-		sack = true;
-		dup = true;
-		goto reply;
-	}
-	if (d >= dp->mpr) {
-		mrc_counter_inc(qp->dev, MRC_CNT_OUT_OF_WINDOW);
-		mrc_resp_nack(qp, txq, pkt->psn, MRC_NACK_PSN_OOR_WINDOW,
-			      mrc_pkt_entropy(pkt), ts);
-		goto out;
-	}
-
-	rm = mrc_resp_msg(qp, &h);
-	if (!rm) {
-		mrc_counter_inc(qp->dev, MRC_CNT_DROP_BAD_HEADER);
-		goto out;
-	}
-
-	if (rm->state != MRC_RMSG_OPEN || !mrc_resp_consistent(qp, pkt, &h, rm)) {
+	if (rm->state != MRC_RMSG_OPEN || !mrc_resp_consistent(qp, pkt, rm)) {
 		/* Consumed, never placed: the message fails as a whole. */
 		mrc_rmsg_fail(rm, MRC_AETH_NAK_INV_REQ, pkt->psn);
 		rm->state = MRC_RMSG_DONE;
-	} else {
-		/*
-		 * A WriteIMM needs a receive WQE when it completes; refuse its
-		 * last packet (the requester resends it) until one is there.
-		 */
-		if (h.immdt && last) {
-			if (mrc_queue_pending(&qp->rq, qp->rq_cons) <=
-			    dp->imm_reserved) {
-				mrc_resp_nack(qp, txq, pkt->psn,
-					      MRC_NACK_NO_RESOURCE,
-					      mrc_pkt_entropy(pkt), ts);
-				goto out;
-			}
-			dp->imm_reserved++;
-			rm->has_imm = true;
-			rm->imm = h.immdt->imm;
-		}
-		if (last) {
-			rm->has_last = true;
-			rm->last_psn = pkt->psn;
-		}
-		if (!rm->fail && !mrc_resp_place(qp, pkt, &h)) {
-			mrc_rmsg_fail(rm, MRC_AETH_NAK_REM_ACCESS, pkt->psn);
-			mrc_counter_inc(qp->dev, MRC_CNT_REMOTE_ACCESS_ERRORS);
-		}
-		rm->rcvd += h.paylen;
-		if (rm->has_last && rm->rcvd == rm->dmalen) {
-			rm->state = MRC_RMSG_DONE;
-			/* Complete before an earlier message: held till its turn. */
-			if (rm->has_imm &&
-			    rm->msn != ((dp->msn_done + 1) & MRC_AETH_MSN_MASK))
-				mrc_counter_inc(qp->dev,
-						MRC_CNT_STASHED_WRITE_IMM);
-		}
+		return true;
 	}
+	if (pkt->h.immdt && last) {
+		if (mrc_queue_pending(&qp->rq, qp->rq_cons) <=
+		    dp->imm_reserved) {
+			mrc_resp_nack(qp, txq, pkt->psn, MRC_NACK_NO_RESOURCE,
+				      mrc_pkt_entropy(pkt),
+				      mrc_resp_pkt_ts(pkt));
+			return false;
+		}
+		dp->imm_reserved++;
+		rm->has_imm = true;
+		rm->imm = pkt->h.immdt->imm;
+	}
+	if (last) {
+		rm->has_last = true;
+		rm->last_psn = pkt->psn;
+	}
+	if (!rm->fail && !mrc_resp_place(qp, pkt)) {
+		mrc_rmsg_fail(rm, MRC_AETH_NAK_REM_ACCESS, pkt->psn);
+		mrc_counter_inc(qp->dev, MRC_CNT_REMOTE_ACCESS_ERRORS);
+	}
+	rm->rcvd += pkt->paylen;
+	if (rm->has_last && rm->rcvd == rm->dmalen) {
+		rm->state = MRC_RMSG_DONE;
+		/* Complete before an earlier message: held till its turn. */
+		if (rm->has_imm &&
+		    rm->msn != ((dp->msn_done + 1) & MRC_AETH_MSN_MASK))
+			mrc_counter_inc(qp->dev, MRC_CNT_STASHED_WRITE_IMM);
+	}
+	return true;
+}
 
-	/* Arrived: the delivery layer's bookkeeping. */
+/*
+ * The delivery layer's bookkeeping for a new packet @d PSNs past cack_psn:
+ * mark it arrived, move cack_psn past what is now contiguous.  Returns
+ * whether it opened a new hole: it is neither the next expected packet nor
+ * the one after the highest arrived (it jumps ahead, or lands in a hole).
+ */
+static bool mrc_resp_arrived(struct mrc_qp_dp *dp, const struct mrc_pkt *pkt,
+			     u32 d)
+{
+	bool hole = d != 1 && pkt->psn != dp->rcv_high;
+
 	set_bit(pkt->psn & dp->rcv_mask, dp->rcv_bitmap);
-	/*
-	 * A new hole: the packet is neither the next expected one nor the one
-	 * after the highest arrived (it jumps ahead, or lands inside a hole).
-	 * In-order arrivals past an open hole are SACKed more often too.
-	 */
-	hole = d != 1 && pkt->psn != dp->rcv_high;
 	if (psn_diff(pkt->psn, dp->rcv_high) < MRC_PSN_HALF)
 		dp->rcv_high = (pkt->psn + 1) & MRC_PSN_MASK;
 	while (test_bit(dp->rcv_next & dp->rcv_mask, dp->rcv_bitmap)) {
 		clear_bit(dp->rcv_next & dp->rcv_mask, dp->rcv_bitmap);
 		dp->rcv_next = (dp->rcv_next + 1) & MRC_PSN_MASK;
 	}
-	dp->rcvd_bytes += h.paylen;
-	/*
-	 * Execution may fail a message (NAK, QP to error).  Its packets were
-	 * delivered all the same: the SACK saying so goes first, always.
-	 */
-	ok = mrc_resp_execute(qp, &naks);
-	sack = !ok || (pkt->ack_flags & MRC_BTH_ACKREQ) || hole ||
+	dp->rcvd_bytes += pkt->paylen;
+	return hole;
+}
+
+/*
+ * Should a new packet be SACKed now?  When asked to, when execution failed
+ * a message, when it opened a hole, and otherwise every few packets (more
+ * often while a hole stays open, so that dupthresh sees the arrivals).
+ */
+static bool mrc_resp_sack_due(struct mrc_qp_dp *dp, const struct mrc_pkt *pkt,
+			      bool hole, bool ok)
+{
+	return !ok || (pkt->ack_flags & MRC_BTH_ACKREQ) || hole ||
 	       ++dp->pkts_since_sack >= (dp->rcv_next != dp->rcv_high ?
 					 MRC_SACK_HOLE_EVERY_PKTS :
 					 MRC_SACK_EVERY_PKTS);
-reply:
+}
+
+/*
+ * The replies to a request packet: a SACK when @sack (SKIP_ONCE when it
+ * was CE-marked, always), then the NAKs of failed messages, then the ACK
+ * of what was executed (for a duplicate @dup: sent again, in case it was
+ * lost; otherwise when @ok and there is news, at a SACK or a message end).
+ */
+static void mrc_resp_reply(struct mrc_qp *qp, struct mrc_pkt *pkt,
+			   struct sk_buff_head *txq, struct sk_buff_head *naks,
+			   bool sack, bool dup, bool ok)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+
 	if (pkt->ce)
 		mrc_resp_sack(qp, txq, mrc_pkt_entropy(pkt),
 			      MRC_SACK_M_SKIP_ONCE, false, pkt->psn);
 	else if (sack)
 		mrc_resp_sack(qp, txq, mrc_pkt_entropy(pkt), MRC_SACK_M_NONE,
 			      false, pkt->psn);
-	skb_queue_splice_tail_init(&naks, txq);
+	skb_queue_splice_tail_init(naks, txq);
 	if (dup ? dp->executed :
-	    ok && dp->msn_done != dp->msn_acked && (sack || pkt->ce || last))
+	    ok && dp->msn_done != dp->msn_acked &&
+	    (sack || pkt->ce || mrc_op_is_last(pkt->opcode)))
 		mrc_resp_ack(qp, txq, MRC_AETH_ACK, dp->done_psn);
+}
+
+/* Counters and the timestamp to echo, for a request packet taken in. */
+static void mrc_resp_note(struct mrc_qp *qp, const struct mrc_pkt *pkt)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+
+	mrc_counter_inc(qp->dev, MRC_CNT_RX_DATA_PKTS);
+	if (pkt->h.tseth && !dp->echo_ts_set) {
+		dp->echo_ts = ntohs(pkt->h.tseth->tx_ts);
+		dp->echo_ts_set = true;
+	}
+	if (pkt->ce)
+		mrc_counter_inc(qp->dev, MRC_CNT_ECN_MARKED);
+}
+
+/**
+ * mrc_resp_rcv - a WRITE request packet for @qp
+ * @qp: the destination QP
+ * @pkt: the parsed packet
+ * @txq: replies to send once the lock is released
+ *
+ * Classify its PSN against the window, take it into its message, mark it
+ * arrived, execute what is complete, reply.
+ */
+void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
+		  struct sk_buff_head *txq)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	struct sk_buff_head naks;
+	struct mrc_rmsg *rm;
+	bool hole, ok;
+	u32 d;
+
+	__skb_queue_head_init(&naks);
+	spin_lock_bh(&dp->lock);
+	if (!mrc_resp_active(qp)) {
+		mrc_counter_inc(qp->dev, MRC_CNT_DROP_BAD_STATE);
+		goto out;
+	}
+	mrc_resp_note(qp, pkt);
+
+	switch (mrc_resp_classify(dp, pkt->psn, &d)) {
+	case MRC_RESP_PSN_DUP:
+		/*
+		 * Already here: the SACK that said so, or the ACK, was lost.
+		 * Both are sent again (a requester that has everything SACKed
+		 * resends its last packet when the ACK is late).
+		 */
+		mrc_counter_inc(qp->dev, MRC_CNT_DUPLICATES);
+		mrc_resp_reply(qp, pkt, txq, &naks, true, true, true);
+		goto out;
+	case MRC_RESP_PSN_BEYOND:
+		mrc_counter_inc(qp->dev, MRC_CNT_OUT_OF_WINDOW);
+		mrc_resp_nack(qp, txq, pkt->psn, MRC_NACK_PSN_OOR_WINDOW,
+			      mrc_pkt_entropy(pkt), mrc_resp_pkt_ts(pkt));
+		goto out;
+	case MRC_RESP_PSN_NEW:
+		break;
+	}
+
+	rm = mrc_resp_msg(qp, pkt);
+	if (!rm) {
+		mrc_counter_inc(qp->dev, MRC_CNT_DROP_BAD_HEADER);
+		goto out;
+	}
+	if (!mrc_resp_take(qp, pkt, rm, txq))
+		goto out;
+	hole = mrc_resp_arrived(dp, pkt, d);
+	/*
+	 * Execution may fail a message (NAK, QP to error).  Its packets were
+	 * delivered all the same: the SACK saying so goes first, always.
+	 */
+	ok = mrc_resp_execute(qp, &naks);
+	mrc_resp_reply(qp, pkt, txq, &naks, mrc_resp_sack_due(dp, pkt, hole, ok),
+		       false, ok);
 out:
 	spin_unlock_bh(&dp->lock);
 }
@@ -538,12 +547,8 @@ out:
 void mrc_resp_probe(struct mrc_qp *qp, struct mrc_pkt *pkt,
 		    struct sk_buff_head *txq)
 {
-	struct mrc_peth *peth = (struct mrc_peth *)pkt->hdr;
+	struct mrc_peth *peth = pkt->h.peth;
 
-	if (pkt->hdr_len < MRC_PETH_LEN) {
-		mrc_counter_inc(qp->dev, MRC_CNT_DROP_BAD_HEADER);
-		return;
-	}
 	spin_lock_bh(&qp->dp.lock);
 	if (mrc_resp_active(qp)) {
 		mrc_counter_inc(qp->dev, MRC_CNT_PROBES_RCVD);

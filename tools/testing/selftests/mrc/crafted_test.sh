@@ -988,6 +988,25 @@ group_inconsistent_short() {
 
 # --- run ------------------------------------------------------------------
 
+# With dynamic debug on, the receive path names each packet it drops and
+# the counter it went to (user-guide.rst, "Why a packet was dropped").
+group_drop_log() {
+	local ctl=/sys/kernel/debug/dynamic_debug/control
+	local base="op=0xcb tsh=1 psn=@0 msn=1 rqmsn=1 va=@0 len=16 seed=9"
+	local want="dropped WRITE_ONLY_IMM (opcode 0xcb) for QP 0xfffffe: drop_bad_qpn"
+	[ -w "$ctl" ] || fail "no $ctl (CONFIG_DYNAMIC_DEBUG)"
+	echo "module $MRC_MODULE +p" >"$ctl"
+	crafted "DestQP 0xfffffe, dynamic debug on: bad QPN" "drop_bad_qpn=1" \
+		--cack @-1 "$base qpn=0xfffffe"
+	echo "module $MRC_MODULE -p" >"$ctl"
+	if dmesg | grep -qF -- "$want"; then
+		ok "the kernel log says: $want"
+	else
+		dmesg | tail -n 20 | sed 's/^/    /'
+		fail "no '$want' in the kernel log"
+	fi
+}
+
 GROUPS_PASSED=()
 GROUPS_FAILED=()
 
@@ -1067,6 +1086,7 @@ run_group "RC opcodes" group_rc
 run_group "NACK fields" group_nack_fields
 run_group "inconsistent requests" group_inconsistent
 run_group "inconsistent requests: short" group_inconsistent_short
+run_group "drop log" group_drop_log
 
 counters_vs_rdma_tool
 pkt_server_stop
