@@ -18,19 +18,6 @@ REMOVE_TIMEOUT=60	# the removal command must return within this
 helper=$(helper_path mrc_async_helper)
 export MRC_DEV=$TEST_DEV MRC_IPV4=$TEST_IPV4
 
-helper_says() {
-	file_has_line "$MRC_TMP/$2.out" "$1"
-}
-
-helper_ready() {
-	helper_says READY "$1" && return 0
-	if bg_done "$1"; then
-		cat "$(bg_out "$1")"
-		fail "helper exited before READY (status $(bg_rc "$1"))"
-	fi
-	return 1
-}
-
 remove_by_link_delete() { rdma link delete "$TEST_DEV"; }
 remove_by_unload() { modprobe -r "$MRC_MODULE"; }
 remove_by_netdev_delete() { ip link del dev "$TEST_NETDEV"; }

@@ -257,6 +257,18 @@ bg_wait() {
 	return 0
 }
 
+# bg_printed NAME LINE WHAT: NAME's output has LINE as a line (for
+# wait_until); if NAME ended without printing it, its output and a
+# failure naming WHAT.
+bg_printed() {
+	file_has_line "$(bg_out "$1")" "$2" && return 0
+	if bg_done "$1"; then
+		sed 's/^/    /' "$(bg_out "$1")"
+		fail "$3 exited before $2 (status $(bg_rc "$1"))"
+	fi
+	return 1
+}
+
 # bounded SECONDS CMD [ARG...]: run CMD in the background and wait for it;
 # its output in the file $BOUNDED_OUT, its exit status in $BOUNDED_RC.
 # Returns 1 if it did not finish in time (it is then killed, if it can be,
@@ -436,6 +448,47 @@ res_counts() {
 	rdma res show "$1" | sed -n "s/^[0-9]*: $1: //p"
 }
 
+# res_back COUNTS: res_counts of TEST_DEV is COUNTS again.
+res_back() {
+	[ "$(res_counts "$TEST_DEV")" = "$1" ]
+}
+
+# rdma_dev_index DEV: the RDMA device's index, as `rdma dev` prints it.
+rdma_dev_index() {
+	local line
+	line=$(rdma dev show "$1") || fail "rdma dev show $1"
+	printf '%s\n' "${line%%:*}"
+}
+
+netdev_ifindex() {
+	local ifindex
+	read -r ifindex <"/sys/class/net/$1/ifindex" || fail "no netdev $1"
+	printf '%s\n' "$ifindex"
+}
+
+# tx_pkts NS NETDEV: NETDEV's tx_packets, in namespace NS.
+tx_pkts() {
+	ip netns exec "$1" cat "/sys/class/net/$2/statistics/tx_packets"
+}
+
+# udp_sockets_on PORT [NS]: UDP sockets bound to PORT in NS (default: this
+# namespace), one per line.
+udp_sockets_on() {
+	if [ -n "${2:-}" ]; then
+		ip netns exec "$2" ss -H -u -l -n "sport = :$1"
+	else
+		ss -H -u -l -n "sport = :$1"
+	fi
+}
+
+udp_listening() {
+	[ -n "$(udp_sockets_on "$@")" ]
+}
+
+udp_not_listening() {
+	[ -z "$(udp_sockets_on "$@")" ]
+}
+
 port_state() {
 	local state=
 	read -r state 2>/dev/null \
@@ -459,6 +512,16 @@ NOT_OK=0
 CASE=
 
 ok() { log "ok: ${CASE:+$CASE: }$*"; }
+
+# case_begin NAME WHAT: the test's current case is NAME (ok, not_ok print
+# it), with no marker ping sent yet (cap_lib.sh); the time into the test
+# if it set START.
+case_begin() {
+	CASE=$1
+	# shellcheck disable=SC2034 # cap_lib.sh's
+	MARKERS=0
+	log "== $CASE: $2${START:+ (at $((SECONDS - START)) s)}"
+}
 
 not_ok() {
 	log "not ok: ${CASE:+$CASE: }$*"
@@ -538,6 +601,11 @@ param_restore() {
 	for name in "${!PARAM_SAVED[@]}"; do
 		param_write "$name" "${PARAM_SAVED[$name]}"
 	done
+}
+
+# hwc DEV NAME: DEV's device counter NAME.
+hwc() {
+	cat "/sys/class/infiniband/$1/ports/$MRC_PORT/hw_counters/$2"
 }
 
 # hwc_at_least DEV NAME N: DEV's device counter NAME is at least N.
@@ -693,6 +761,50 @@ helper_path() {
 	local bin=$MRC_SELFTEST_BIN/$1
 	[ -x "$bin" ] || fail "$bin missing: run make -C tools/testing/selftests/mrc"
 	printf '%s\n' "$bin"
+}
+
+# helper_says LINE [NAME]: the background helper NAME (default: helper)
+# printed LINE.
+helper_says() {
+	file_has_line "$(bg_out "${2:-helper}")" "$1"
+}
+
+# helper_ready [NAME]: it printed READY (it fails the test if it exited
+# before).
+helper_ready() {
+	bg_printed "${1:-helper}" READY helper
+}
+
+# target_exec FIFO CMD...: in bg_spawn's subshell: CMD (mrc_target,
+# perhaps under ip netns exec or env) with FIFO as its input, whose other
+# end the test holds open in TGT_FD.
+target_exec() {
+	local fifo=$1
+	shift
+	exec {TGT_FD}>&-
+	"$@" <"$fifo"
+}
+
+# target_ready NAME: the mrc_target of background job NAME printed READY.
+target_ready() {
+	bg_printed "$1" READY mrc_target
+}
+
+# --- the YNL CLI ----------------------------------------------------------
+
+# ynl ARG...: the kernel's YNL CLI (the test sets YNL_CLI) on the spec
+# SPEC, JSON output; ynl_in NS ARG... the same inside namespace NS (netdev
+# ifindexes are per namespace).  --no-schema: the spec's validity is
+# scripts/check-netlink-spec's job, and jsonschema is slow.
+ynl() {
+	python3 "$YNL_CLI" --spec "$SPEC" --no-schema --output-json "$@"
+}
+
+ynl_in() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" python3 "$YNL_CLI" --spec "$SPEC" --no-schema \
+		--output-json "$@"
 }
 
 # --- the usual setup ------------------------------------------------------

@@ -241,10 +241,6 @@ no_line_matching() {
 	! grep -q -- "$1" "$2"
 }
 
-res_back() {
-	[ "$(res_counts "$TEST_DEV")" = "$res_before" ]
-}
-
 # Page cache is charged to the cgroup that reads a page first, and reclaim
 # at memory.max takes such pages back: had the helper's cgroup been the
 # first to read its code, or a library's, reclaim would evict it there and
@@ -346,7 +342,7 @@ ask BYE quit
 helper_stop_input
 helper_gone
 expect_eq "helper exit status" 0 "$(bg_rc memcg)"
-check "objects of the helper released" wait_for "$WAIT_TIMEOUT" res_back
+check "objects of the helper released" wait_for "$WAIT_TIMEOUT" res_back "$res_before"
 if wait_for "$WAIT_TIMEOUT" current_at_most $((current_ready + STEP_SLACK)); then
 	ok "memory.current back to $(mib "$(cg_current)") (READY: $(mib "$current_ready"))"
 else
@@ -371,7 +367,7 @@ run dmesg
 check "the OOM kill was the cgroup's (CONSTRAINT_MEMCG, oom_memcg=${CG#"$cg_root"})" \
 	grep -q "oom-kill:constraint=CONSTRAINT_MEMCG,.*oom_memcg=${CG#"$cg_root"}," "$BOUNDED_OUT"
 check "no global OOM" no_line_matching 'oom-kill:constraint=CONSTRAINT_NONE' "$BOUNDED_OUT"
-check "objects of the killed helper released" wait_for "$WAIT_TIMEOUT" res_back
+check "objects of the killed helper released" wait_for "$WAIT_TIMEOUT" res_back "$res_before"
 if wait_for "$WAIT_TIMEOUT" current_at_most $((current_start + STEP_SLACK)); then
 	ok "memory.current back to $(mib "$(cg_current)") (before: $(mib "$current_start"))"
 else

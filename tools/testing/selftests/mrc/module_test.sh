@@ -16,19 +16,6 @@ LOAD_CYCLES=3
 OTHER_UDP_PORT=4800
 PARAM=/sys/module/$MRC_MODULE/parameters/udp_port
 
-# UDP sockets bound to port $1 in this namespace, one per line.
-udp_sockets_on() {
-	ss -H -u -l -n "sport = :$1"
-}
-
-udp_listening() {
-	[ -n "$(udp_sockets_on "$1")" ]
-}
-
-udp_not_listening() {
-	[ -z "$(udp_sockets_on "$1")" ]
-}
-
 mrc_unload
 run modprobe ib_uverbs
 

@@ -258,18 +258,6 @@ has_group() {
 
 # --- expected values ------------------------------------------------------------------
 
-rdma_dev_index() {
-	local line
-	line=$(rdma dev show "$1") || fail "rdma dev show $1"
-	printf '%s\n' "${line%%:*}"
-}
-
-netdev_ifindex() {
-	local ifindex
-	read -r ifindex <"/sys/class/net/$1/ifindex" || fail "no netdev $1"
-	printf '%s\n' "$ifindex"
-}
-
 # dev_expect NAME NETDEV...: the device as dev show -j must print it.
 dev_expect() {
 	local name=$1 nd mask=0 port=1

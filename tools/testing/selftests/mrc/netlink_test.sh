@@ -76,13 +76,6 @@ EP_MAX_REQS=64
 
 # --- YNL --------------------------------------------------------------------
 
-# ynl ARG...: the YNL CLI on our spec, JSON output.  --no-schema: the spec's
-# validity is scripts/check-netlink-spec's job, and jsonschema is slow.
-# shellcheck disable=SC2317 # run through bounded
-ynl() {
-	python3 "$YNL_CLI" --spec "$SPEC" --no-schema --output-json "$@"
-}
-
 # ynl_serve.py servers by name: their input fd and output file.
 declare -A NL_FD=() NL_OUT=()
 NL_TAG=0
@@ -180,19 +173,6 @@ eperm_do() {
 
 # --- expected values ----------------------------------------------------------
 
-# The index `rdma dev` shows for device NAME ("N: NAME: node_type ...").
-rdma_dev_index() {
-	local line
-	line=$(rdma dev show "$1") || fail "rdma dev show $1"
-	printf '%s\n' "${line%%:*}"
-}
-
-netdev_ifindex() {
-	local ifindex
-	read -r ifindex <"/sys/class/net/$1/ifindex" || fail "no netdev $1"
-	printf '%s\n' "$ifindex"
-}
-
 # The state of DEV's port as `rdma link show` prints it, lower case.
 rdma_link_state() {
 	rdma link show "$1/$MRC_PORT" | awk '
@@ -204,14 +184,14 @@ rdma_link_state() {
 }
 
 # Expected dev-get message of DEV on NETDEV.
-dev_expect() {
+dev_get_reply() {
 	printf '{"dev-name": "%s", "dev-index": %s, "netdev-ifindex": [%s], "port-mask": %d, "protocol-version": ["v1"]}' \
 		"$1" "$(rdma_dev_index "$1")" "$(netdev_ifindex "$2")" \
 		$((1 << MRC_PORT))
 }
 
 # Expected port-get message of port 1 of DEV on NETDEV in STATE.
-port_expect() {
+port_get_reply() {
 	printf '{"dev-name": "%s", "dev-index": %s, "port-index": %d, "ifname": "%s", "ifindex": %s, "admin-state": "%s", "state": "%s"}' \
 		"$1" "$(rdma_dev_index "$1")" "$MRC_PORT" "$2" \
 		"$(netdev_ifindex "$2")" "${4:-$ADMIN_ENABLED}" "$3"
@@ -250,8 +230,8 @@ wait_until "GID of $TEST_IPV4 on $TEST_DEV" "$WAIT_TIMEOUT" \
 rdma dev show
 rdma link show
 
-DEV0=$(dev_expect "$TEST_DEV" "$TEST_NETDEV")
-DEV1=$(dev_expect "$SECOND_DEV" "$TEST_NETDEV2")
+DEV0=$(dev_get_reply "$TEST_DEV" "$TEST_NETDEV")
+DEV1=$(dev_get_reply "$SECOND_DEV" "$TEST_NETDEV2")
 INDEX0=$(rdma_dev_index "$TEST_DEV")
 INDEX1=$(rdma_dev_index "$SECOND_DEV")
 D0="\"dev-name\": \"$TEST_DEV\""
@@ -317,8 +297,8 @@ err_do $EINVAL "dev-index or dev-name is required" dev-get '{}' \
 log "== port-get agrees with rdma link"
 assert_eq "rdma link state of $TEST_DEV" "$STATE_ACTIVE" \
 	"$(rdma_link_state "$TEST_DEV")"
-PORT0=$(port_expect "$TEST_DEV" "$TEST_NETDEV" "$STATE_ACTIVE")
-PORT1=$(port_expect "$SECOND_DEV" "$TEST_NETDEV2" "$STATE_ACTIVE")
+PORT0=$(port_get_reply "$TEST_DEV" "$TEST_NETDEV" "$STATE_ACTIVE")
+PORT1=$(port_get_reply "$SECOND_DEV" "$TEST_NETDEV2" "$STATE_ACTIVE")
 ok_dump port-get '{}' "[$PORT0, $PORT1]"
 ok_dump port-get "{\"dev-name\": \"$SECOND_DEV\"}" "[$PORT1]"
 
@@ -329,7 +309,7 @@ wait_until "port of $SECOND_DEV DOWN" "$WAIT_TIMEOUT" \
 assert_eq "rdma link state of $SECOND_DEV" "$STATE_DOWN" \
 	"$(rdma_link_state "$SECOND_DEV")"
 ok_do port-get "{\"dev-index\": $INDEX1, \"port-index\": $MRC_PORT}" \
-	"$(port_expect "$SECOND_DEV" "$TEST_NETDEV2" "$STATE_DOWN")"
+	"$(port_get_reply "$SECOND_DEV" "$TEST_NETDEV2" "$STATE_DOWN")"
 run ip link set dev "$TEST_NETDEV2" up
 wait_until "port of $SECOND_DEV ACTIVE" "$WAIT_TIMEOUT" \
 	port_state_is "$SECOND_DEV" "$PORT_STATE_ACTIVE"
@@ -355,7 +335,7 @@ case $NL_LINE in
 	wait_until "port of $TEST_DEV DOWN (admin disabled)" "$WAIT_TIMEOUT" \
 		port_state_is "$TEST_DEV" "$PORT_STATE_DOWN"
 	ok_do port-get "{$D0, \"port-index\": $MRC_PORT}" \
-		"$(port_expect "$TEST_DEV" "$TEST_NETDEV" "$STATE_DOWN" disabled)"
+		"$(port_get_reply "$TEST_DEV" "$TEST_NETDEV" "$STATE_DOWN" disabled)"
 	ok_do port-set "{$D0, \"port-index\": $MRC_PORT, \"admin-state\": \"enabled\"}"
 	wait_until "port of $TEST_DEV ACTIVE (admin enabled)" \
 		"$WAIT_TIMEOUT" port_state_is "$TEST_DEV" "$PORT_STATE_ACTIVE"
@@ -708,27 +688,12 @@ err_do $EBUSY "the profile is the device's default" cc-profile-set \
 
 log "== a QP created now is bound to the defaults"
 TARGET_BIN=$(helper_path mrc_target)
-# In bg_spawn's subshell.
-# shellcheck disable=SC2317 # run through bg_start
-target_exec() {
-	local fifo=$1
-	MRC_DEV=$TEST_DEV MRC_IPV4=$TEST_IPV4 "$TARGET_BIN" \
-		--peer-ip "$TEST_IPV4" --peer-qpn 16 --pages 1 \
-		--timeout "$TARGET_TIMEOUT" <"$fifo"
-}
-# shellcheck disable=SC2317 # run through wait_until
-target_ready() {
-	file_has_line "$(bg_out target)" READY && return 0
-	if bg_done target; then
-		sed 's/^/    /' "$(bg_out target)"
-		fail "mrc_target exited before READY (status $(bg_rc target))"
-	fi
-	return 1
-}
 mkfifo "$MRC_TMP/target.in"
 exec {TGT_FD}<>"$MRC_TMP/target.in"
-bg_start target target_exec "$MRC_TMP/target.in"
-wait_until "mrc_target READY" "$WAIT_TIMEOUT" target_ready
+bg_start target target_exec "$MRC_TMP/target.in" \
+	env MRC_DEV="$TEST_DEV" MRC_IPV4="$TEST_IPV4" "$TARGET_BIN" \
+	--peer-ip "$TEST_IPV4" --peer-qpn 16 --pages 1 --timeout "$TARGET_TIMEOUT"
+wait_until "mrc_target READY" "$WAIT_TIMEOUT" target_ready target
 QPN=$(sed -n 's/^QPN=//p' "$(bg_out target)")
 [ -n "$QPN" ] || fail "mrc_target printed no QPN"
 QPN=$((QPN))	# it prints hex
@@ -837,7 +802,7 @@ ok_do dev-new "{\"dev-name\": \"$NEW_DEV\", \"netdev-ifindex\": [$NEW_IFINDEX]}"
 	"{\"dev-name\": \"$NEW_DEV\"}"
 cleanup_push link_del_quiet "$NEW_DEV"
 link_exists "$NEW_DEV" || fail "dev-new made no $NEW_DEV"
-ok_do dev-get "{\"dev-name\": \"$NEW_DEV\"}" "$(dev_expect "$NEW_DEV" "$NEW_NETDEV")"
+ok_do dev-get "{\"dev-name\": \"$NEW_DEV\"}" "$(dev_get_reply "$NEW_DEV" "$NEW_NETDEV")"
 ok_do dev-del "{\"dev-name\": \"$NEW_DEV\"}"
 wait_until "$NEW_DEV gone after dev-del" "$WAIT_TIMEOUT" link_absent "$NEW_DEV"
 err_do $ENODEV "no such MRC device" dev-get "{\"dev-name\": \"$NEW_DEV\"}"

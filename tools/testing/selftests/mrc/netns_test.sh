@@ -21,18 +21,6 @@ HOST_NET4=198.18.0	# hI has $HOST_NET4.I
 HOST_NET6=fd00:198:18:	# and $HOST_NET6:I
 DEVS=(mrcA mrcB)	# the device of hI is DEVS[I-1]
 
-udp_sockets_on() {	# udp_sockets_on PORT [NETNS]
-	if [ -n "${2:-}" ]; then
-		ip netns exec "$2" ss -H -u -l -n "sport = :$1"
-	else
-		ss -H -u -l -n "sport = :$1"
-	fi
-}
-
-udp_listening() {
-	[ -n "$(udp_sockets_on "$@")" ]
-}
-
 [ -x "$FABRIC" ] || fail "$FABRIC missing"
 mrc_load
 run "$FABRIC" hosts "$HOSTS"

@@ -95,21 +95,11 @@ YNL_CLI=${MRC_YNL_CLI:-$MRC_SELFTEST_BIN/ynl/tools/net/ynl/cli.py}
 	fail "no YNL CLI at $YNL_CLI: run make -C tools/testing/selftests/mrc"
 
 
-# ynl NS ARG...: the YNL CLI on our spec inside namespace NS (netdev
-# ifindexes are per namespace).
-# shellcheck disable=SC2317 # run through bounded
-ynl() {
-	local ns=$1
-	shift
-	ip netns exec "$ns" python3 "$YNL_CLI" --spec "$SPEC" --no-schema \
-		--output-json "$@"
-}
-
 # ynl_refused NS ERRTEXT EXTACK_MSG ARG...
 ynl_refused() {
 	local ns=$1 errtext=$2 msg=$3
 	shift 3
-	bounded "$CMD_TIMEOUT" ynl "$ns" "$@" || fail "hung: ynl $*"
+	bounded "$CMD_TIMEOUT" ynl_in "$ns" "$@" || fail "hung: ynl $*"
 	if [ "$BOUNDED_RC" -ne 0 ] && grep -qF -- "$errtext" "$BOUNDED_OUT" &&
 		grep -qF "'msg': '$msg'" "$BOUNDED_OUT"; then
 		ok "refused, $errtext, '$msg': ynl $*"
@@ -130,7 +120,7 @@ dev_new() {
 	for nd in "$@"; do
 		list+=${list:+,}$(ifindex_in "$ns" "$nd")
 	done
-	run ynl "$ns" --do dev-new \
+	run ynl_in "$ns" --do dev-new \
 		--json "{\"dev-name\": \"$name\", \"netdev-ifindex\": [$list]}"
 	cleanup_push link_del_quiet "$name"
 	link_exists "$name" || fail "no /sys/class/infiniband/$name after dev-new"
@@ -211,11 +201,6 @@ port_gid_ndev() {
 	done
 }
 
-# tx_pkts NS DEV: packets the netdev sent.
-tx_pkts() {
-	ip netns exec "$1" cat "/sys/class/net/$2/statistics/tx_packets"
-}
-
 # snap_planes TAG: TX[TAG.pP] for h1's plane netdevs, TX[TAG.pPa.lK] for
 # the links of h1's plane routers.
 declare -A TX=()
@@ -259,7 +244,7 @@ link_add "$LINK_DEV" p1 h1
 assert_eq "ports of $LINK_DEV" 1 "$(nports_of "$LINK_DEV")"
 ok "rdma link add: $LINK_DEV has 1 port"
 # A tree whose netlink family lacks dev-new cannot make the devices.
-bounded "$CMD_TIMEOUT" ynl h1 --do dev-new --json '{"dev-name": "mrcX"}' ||
+bounded "$CMD_TIMEOUT" ynl_in h1 --do dev-new --json '{"dev-name": "mrcX"}' ||
 	fail "hung: ynl dev-new"
 if grep -qF "$ERR_EOPNOTSUPP" "$BOUNDED_OUT"; then
 	bounded_output
@@ -301,7 +286,7 @@ for dev in "$XFER_DEV_A" "$XFER_DEV_B"; do
 	done
 	ok "$dev: $NPLANES ports, port N on pN, ACTIVE, the host's GID on each"
 done
-run ynl h1 --dump port-get --json "{\"dev-name\": \"$XFER_DEV_A\"}"
+run ynl_in h1 --dump port-get --json "{\"dev-name\": \"$XFER_DEV_A\"}"
 got=$(jq -c '[if type == "array" then .[] else . end |
 	{"port-index", ifname, state, "admin-state"}] | sort_by(."port-index")' \
 	"$BOUNDED_OUT") || { bounded_output; fail "port-get: YNL printed no JSON"; }
@@ -321,7 +306,7 @@ helper=$(helper_path mrc_async_helper)
 bg_start helper ip netns exec h1 env MRC_DEV="$XFER_DEV_A" MRC_IPV4="$HOST_A" \
 	"$helper" "$HELPER_TIMEOUT" PORT_ERR PORT_ACTIVE
 wait_until "helper READY" "$WAIT_TIMEOUT" file_has_line "$(bg_out helper)" READY
-run ynl h1 --do port-set --json "{\"dev-name\": \"$XFER_DEV_A\",
+run ynl_in h1 --do port-set --json "{\"dev-name\": \"$XFER_DEV_A\",
 	\"port-index\": $ADMIN_PORT, \"admin-state\": \"disabled\"}"
 check "port $ADMIN_PORT disabled: PORT_DOWN in ibv_devinfo" \
 	wait_for "$WAIT_TIMEOUT" devinfo_port_is "$XFER_DEV_A" "$ADMIN_PORT" PORT_DOWN
@@ -329,7 +314,7 @@ check "port $ADMIN_PORT disabled: its netdev p$ADMIN_PORT is still up" \
 	ip netns exec h1 sh -c "ip link show dev p$ADMIN_PORT | grep -q 'state UP'"
 check "port $ADMIN_PORT disabled: the other ports stay ACTIVE" \
 	devinfo_port_is "$XFER_DEV_A" 1 PORT_ACTIVE
-run ynl h1 --do port-get --json "{\"dev-name\": \"$XFER_DEV_A\",
+run ynl_in h1 --do port-get --json "{\"dev-name\": \"$XFER_DEV_A\",
 	\"port-index\": $ADMIN_PORT}"
 if jq -e '."admin-state" == "disabled" and .state == "down"' "$BOUNDED_OUT" \
 	>/dev/null 2>&1; then
@@ -338,7 +323,7 @@ else
 	bounded_output
 	not_ok "port-get: not admin-state disabled and state down"
 fi
-run ynl h1 --do port-set --json "{\"dev-name\": \"$XFER_DEV_A\",
+run ynl_in h1 --do port-set --json "{\"dev-name\": \"$XFER_DEV_A\",
 	\"port-index\": $ADMIN_PORT, \"admin-state\": \"enabled\"}"
 check "port $ADMIN_PORT enabled: PORT_ACTIVE again" \
 	wait_for "$WAIT_TIMEOUT" devinfo_port_is "$XFER_DEV_A" "$ADMIN_PORT" PORT_ACTIVE

@@ -21,19 +21,6 @@ devinfo_state_is() {
 		grep -qE "state:[[:space:]]+$2 \\("
 }
 
-helper_says() {
-	file_has_line "$MRC_TMP/helper.out" "$1"
-}
-
-helper_ready() {
-	helper_says READY && return 0
-	if bg_done helper; then
-		cat "$(bg_out helper)"
-		fail "helper exited before READY (status $(bg_rc helper))"
-	fi
-	return 1
-}
-
 helper=$(helper_path mrc_async_helper)
 mrc_dev_setup "$TEST_DEV" "$TEST_NETDEV"
 export MRC_DEV=$TEST_DEV MRC_IPV4=$TEST_IPV4

@@ -79,10 +79,6 @@ res_count_of() {
 		for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'
 }
 
-res_back() {
-	[ "$(res_counts "$TEST_DEV")" = "$res_before" ]
-}
-
 # Microseconds since the epoch, from $EPOCHREALTIME (no process).
 now_us() {
 	local us=${EPOCHREALTIME/[.,]/}
@@ -121,7 +117,7 @@ bg_wait hog "$TEARDOWN_BOUND_S" ||
 gone=$(now_us)
 left=$((TEARDOWN_BOUND_S - (gone - start) / US_PER_S))
 [ "$left" -gt 0 ] || left=1
-wait_for "$left" res_back ||
+wait_for "$left" res_back "$res_before" ||
 	fail "rdma res of $TEST_DEV not back after ${TEARDOWN_BOUND_S}s: $(res_counts "$TEST_DEV")"
 end=$(now_us)
 expect_eq "hog exit status" 0 "$(bg_rc hog)"
