@@ -35,6 +35,8 @@
 SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SELF_DIR/lib.sh"
+# shellcheck source=SCRIPTDIR/pkt_lib.sh
+. "$SELF_DIR/pkt_lib.sh"
 mrc_test_init
 
 FABRIC=$MRC_REPO/scripts/fabric
@@ -184,25 +186,6 @@ TGT_WANT=
 TGT_LINE=
 declare -A TGT=()
 
-# In bg_spawn's subshell (no exec: it records the exit status).
-target_exec() {
-	local fifo=$1
-	shift
-	exec {TGT_FD}>&-
-	ip netns exec "$TGT_NS" env MRC_DEV="$DEV" MRC_IPV4="$TGT_IP" \
-		"$TARGET_BIN" --peer-ip "$SRC_IP" --peer-qpn "$PEER_QPN" \
-		--pages "$MR_PAGES" --timeout "$TARGET_TIMEOUT" "$@" <"$fifo"
-}
-
-target_ready() {
-	file_has_line "$TGT_OUT" READY && return 0
-	if bg_done "$TGT_NAME"; then
-		sed 's/^/    /' "$TGT_OUT"
-		fail "mrc_target exited before READY (status $(bg_rc "$TGT_NAME"))"
-	fi
-	return 1
-}
-
 # target_start [mrc_target options]: a fresh target; its KEY=VALUE lines
 # into TGT[] and the file TGT_INFO.
 target_start() {
@@ -212,9 +195,12 @@ target_start() {
 	fifo=$MRC_TMP/$TGT_NAME.in
 	mkfifo "$fifo"
 	exec {TGT_FD}<>"$fifo"
-	bg_start "$TGT_NAME" target_exec "$fifo" "$@"
+	bg_start "$TGT_NAME" target_exec "$fifo" \
+		ip netns exec "$TGT_NS" env MRC_DEV="$DEV" MRC_IPV4="$TGT_IP" \
+		"$TARGET_BIN" --peer-ip "$SRC_IP" --peer-qpn "$PEER_QPN" \
+		--pages "$MR_PAGES" --timeout "$TARGET_TIMEOUT" "$@"
 	TGT_OUT=$(bg_out "$TGT_NAME")
-	wait_until "mrc_target READY" "$WAIT_TIMEOUT" target_ready
+	wait_until "mrc_target READY" "$WAIT_TIMEOUT" target_ready "$TGT_NAME"
 	TGT_INFO=$MRC_TMP/$TGT_NAME.info
 	TGT=()
 	: >"$TGT_INFO"
@@ -289,71 +275,9 @@ target_stop() {
 	return 0
 }
 
-# --- crafted_pkt.py, one process for the whole test (serve) -----------------
+# --- crafted_pkt.py, one process for the whole test (pkt_lib.sh) ----------
 
-PKT_FD=
-PKT_SEQ=0
-PKT_WAIT=
-PKT_OUT=
-PKT_RC=
-
-pkt_server_exec() {
-	local fifo=$1
-	exec {PKT_FD}>&-
-	ip netns exec "$SRC_NS" "$PYTHON" "$PKT_TOOL" serve <"$fifo"
-}
-
-pkt_server_ready() {
-	file_has_line "$MRC_TMP/pkt_server.out" SERVING && return 0
-	if bg_done pkt_server; then
-		sed 's/^/    /' "$(bg_out pkt_server)"
-		fail "crafted_pkt.py serve exited (status $(bg_rc pkt_server))"
-	fi
-	return 1
-}
-
-pkt_server_start() {
-	local fifo=$MRC_TMP/pkt.in
-	mkfifo "$fifo"
-	exec {PKT_FD}<>"$fifo"
-	bg_start pkt_server pkt_server_exec "$fifo"
-	wait_until "crafted_pkt.py serving in $SRC_NS" "$WAIT_TIMEOUT" \
-		pkt_server_ready
-}
-
-pkt_server_stop() {
-	exec {PKT_FD}>&-
-	bg_wait pkt_server "$WAIT_TIMEOUT" || fail "crafted_pkt.py serve did not end"
-	[ "$(bg_rc pkt_server)" = 0 ] || {
-		sed 's/^/    /' "$(bg_out pkt_server)"
-		fail "crafted_pkt.py serve: exit status $(bg_rc pkt_server)"
-	}
-}
-
-pkt_done() {
-	[ -s "$PKT_WAIT" ] && return 0
-	if bg_done pkt_server; then
-		sed 's/^/    /' "$(bg_out pkt_server)"
-		fail "crafted_pkt.py serve exited"
-	fi
-	return 1
-}
-
-# pkt ARG...: crafted_pkt.py ARG... (in h1); output file PKT_OUT, status
-# PKT_RC.  Files are named by the (sub)shell's pid: groups run in
-# subshells that each count from the same PKT_SEQ.
-pkt() {
-	local prefix line
-	PKT_SEQ=$((PKT_SEQ + 1))
-	prefix=$MRC_TMP/pkt.$BASHPID.$PKT_SEQ
-	printf -v line '%q ' "$prefix" "$@"
-	printf '%s\n' "$line" >&"$PKT_FD"
-	PKT_WAIT=$prefix.rc
-	wait_for "$CMD_TIMEOUT" pkt_done ||
-		fail "crafted_pkt.py: no answer within ${CMD_TIMEOUT}s to: $*"
-	read -r PKT_RC <"$PKT_WAIT"
-	PKT_OUT=$prefix.out
-}
+PKT_NS=$SRC_NS
 
 # --- what the target holds ------------------------------------------------
 

@@ -84,19 +84,6 @@ for tool in jq "$PYTHON"; do
 done
 [ -x "$MRCCTL" ] || fail "no mrcctl at $MRCCTL: run make"
 
-case_begin() {
-	CASE=$1
-	log "== $CASE: $2"
-}
-
-hwc() {
-	cat "/sys/class/infiniband/$XFER_DEV_A/ports/$MRC_PORT/hw_counters/$1"
-}
-
-tx_pkts() {
-	ip netns exec h1 cat "/sys/class/net/$1/statistics/tx_packets"
-}
-
 # softnet_drops: the packets every CPU's backlog queue dropped, in total.
 softnet_drops() {
 	local _ dropped n=0
@@ -106,32 +93,32 @@ softnet_drops() {
 	printf '%d\n' "$n"
 }
 
-# snap_planes: TX[p] = what h1's plane netdev p has sent.
+# snap_h1_planes: TX[p] = what h1's plane netdev p has sent.
 declare -A TX=()
-snap_planes() {
+snap_h1_planes() {
 	local p
 	for ((p = 1; p <= NPLANES; p++)); do
-		TX[$p]=$(tx_pkts "p$p")
+		TX[$p]=$(tx_pkts h1 "p$p")
 	done
 }
 
-# moved: the packets all planes sent since snap_planes, at least N?
+# moved: the packets all planes sent since snap_h1_planes, at least N?
 moved() {
 	local p n=0
 	for ((p = 1; p <= NPLANES; p++)); do
-		n=$((n + $(tx_pkts "p$p") - TX[$p]))
+		n=$((n + $(tx_pkts h1 "p$p") - TX[$p]))
 	done
 	[ "$n" -ge "$1" ]
 }
 
 # carrying: the planes that sent a share of it (a twentieth or more) since
-# snap_planes, once the planes sent N * CARRY_PKTS.
+# snap_h1_planes, once the planes sent N * CARRY_PKTS.
 carrying() {
 	local p n=0 d out=''
 	local -A D=()
 	wait_for "$CARRY_WAIT" moved $(($1 * CARRY_PKTS)) || return 1
 	for ((p = 1; p <= NPLANES; p++)); do
-		D[$p]=$(($(tx_pkts "p$p") - TX[$p]))
+		D[$p]=$(($(tx_pkts h1 "p$p") - TX[$p]))
 		n=$((n + D[$p]))
 	done
 	for ((p = 1; p <= NPLANES; p++)); do
@@ -141,10 +128,10 @@ carrying() {
 	printf '%s\n' "$out"
 }
 
-# carries PLANE...: the transfer's packets go over exactly these planes.
-carries() {
+# carried_by PLANE...: the transfer's packets go over exactly these planes.
+carried_by() {
 	local got
-	snap_planes
+	snap_h1_planes
 	got=$(carrying "$NPLANES") || return 1
 	[ "$got" = "$*" ]
 }
@@ -196,7 +183,6 @@ run ip netns exec h1 "$MRCCTL" dev add "$XFER_DEV_A" "${netdevs[@]}"
 cleanup_push link_del_quiet "$XFER_DEV_A"
 run ip netns exec h2 "$MRCCTL" dev add "$XFER_DEV_B" "${netdevs[@]}"
 cleanup_push link_del_quiet "$XFER_DEV_B"
-has_gid() { gid_index_of "$@" >/dev/null; }
 wait_until "a GID of $HOST_A" "$WAIT_TIMEOUT" has_gid "$XFER_DEV_A" "$HOST_A"
 wait_until "a GID of $HOST_B" "$WAIT_TIMEOUT" has_gid "$XFER_DEV_B" "$HOST_B"
 XFER_GID_A=$(gid_index_of "$XFER_DEV_A" "$HOST_A")
@@ -208,7 +194,7 @@ bg_start x.server ip netns exec h2 "$(helper_path mrc_xfer)" -d "$XFER_DEV_B" \
 bg_start x.client ip netns exec h1 "$(helper_path mrc_xfer)" -d "$XFER_DEV_A" \
 	-g "$XFER_GID_A" -p "$XFER_TCP_PORT" --timeout "$XFER_SECS" \
 	--size "$XFER_SIZE" --iters 1000000 --stop-file "$MRC_TMP/x.stop" "$MGMT_B"
-check "every plane carries the transfer" carries 1 2 3 4
+check "every plane carries the transfer" carried_by 1 2 3 4
 all_evs=$(usable)
 log "    the QP sprays over $all_evs EVs"
 [ "$all_evs" -ge $((NPLANES * EV_MIN_ACTIVE)) ] ||
@@ -217,27 +203,27 @@ log "    the QP sprays over $all_evs EVs"
 # --- third -------------------------------------------------------------------------
 
 case_begin third "every port down, from $THIRD_NS ($THIRD_IP): no QP's peer"
-base=$(hwc ep_port_status_no_peer)
+base=$(hwc "$XFER_DEV_A" ep_port_status_no_peer)
 forge "$THIRD_NS" "$THIRD_IP" 0 1 "$(psu 0x101 "$ALL_DOWN")"
 check "$XFER_DEV_A: ep_port_status_no_peer +1" \
 	wait_for "$WAIT_TIMEOUT" hwc_at_least "$XFER_DEV_A" ep_port_status_no_peer $((base + 1))
-check "every plane still carries the transfer" carries 1 2 3 4
+check "every plane still carries the transfer" carried_by 1 2 3 4
 
 # --- peer --------------------------------------------------------------------------
 
 case_begin peer "updates from h2's address ($HOST_B), its own UDP port"
-base=$(hwc ep_drop_malformed)
+base=$(hwc "$XFER_DEV_A" ep_drop_malformed)
 forge h2 "$HOST_B" 0 1 "$(psu 0x201 0x20)"
 check "port 5 (mrcA has 4): dropped as malformed" \
 	wait_for "$WAIT_TIMEOUT" hwc_at_least "$XFER_DEV_A" ep_drop_malformed $((base + 1))
-check "every plane still carries the transfer" carries 1 2 3 4
-base=$(hwc ep_port_status_rcvd)
+check "every plane still carries the transfer" carried_by 1 2 3 4
+base=$(hwc "$XFER_DEV_A" ep_port_status_rcvd)
 forge h2 "$HOST_B" 0 1 "$(psu 0x202 "$ALL_DOWN")"
 wait_until "the update received" "$WAIT_TIMEOUT" \
 	hwc_at_least "$XFER_DEV_A" ep_port_status_rcvd $((base + 1))
 # It arrived on the plane h2 routes to h1 by: that port stays up, and
 # its EVs alone carry the transfer.
-snap_planes
+snap_h1_planes
 up=$(carrying 1) || fail "the transfer stopped"
 expect_eq "one plane carries the transfer (the one the update came on)" 1 \
 	"$(wc -w <<<"$up")"
@@ -246,13 +232,13 @@ expect_num "its EVs, not one: usable EVs" "$left" -ge "$EV_MIN_ACTIVE"
 expect_num "... no more than a plane's" "$left" -le $((all_evs / NPLANES))
 forge h2 "$HOST_B" 0 1 "$(psu 0x203 0)"
 check "every plane carries the transfer again" \
-	wait_for "$CARRY_WAIT" carries 1 2 3 4
+	wait_for "$CARRY_WAIT" carried_by 1 2 3 4
 
 # --- rsp ---------------------------------------------------------------------------
 
 case_begin rsp "EV probe responses forged by $THIRD_NS for a probe it cannot answer"
-base=$(hwc ep_drop_unmatched)
-sent=$(hwc ep_reqs_sent)
+base=$(hwc "$XFER_DEV_A" ep_drop_unmatched)
+sent=$(hwc "$XFER_DEV_A" ep_reqs_sent)
 pkts=()
 for ((id = 1; id <= PROBE_IDS; id++)); do
 	pkts+=("op=$OP_EP_RESPONSE qpn=@0 psn=$id body=hex:$(eeth "$EP_PROBE" $((0xc000 << 16)) 0x0123)")
@@ -281,42 +267,42 @@ else
 	not_ok "the probe was answered"
 fi
 expect_eq "$XFER_DEV_A dropped every forged response" $((PROBE_IDS + 1)) \
-	$(($(hwc ep_drop_unmatched) - base))
+	$(($(hwc "$XFER_DEV_A" ep_drop_unmatched) - base))
 
 # --- flood -------------------------------------------------------------------------
 
 case_begin flood "$FLOOD Port Status Updates from h2's address"
 # mrcA's rate before: over its next RATE_PKTS data packets.
 t0=$(date +%s%N)
-b0=$(hwc tx_bytes)
+b0=$(hwc "$XFER_DEV_A" tx_bytes)
 wait_until "$RATE_PKTS data packets" "$CARRY_WAIT" hwc_at_least "$XFER_DEV_A" \
-	tx_data_pkts $(($(hwc tx_data_pkts) + RATE_PKTS))
-rate0=$((($(hwc tx_bytes) - b0) * 1000 / (($(date +%s%N) - t0) / 1000000)))
+	tx_data_pkts $(($(hwc "$XFER_DEV_A" tx_data_pkts) + RATE_PKTS))
+rate0=$((($(hwc "$XFER_DEV_A" tx_bytes) - b0) * 1000 / (($(date +%s%N) - t0) / 1000000)))
 backlog0=$(sysctl -n net.core.netdev_max_backlog)
 cleanup_push sysctl -q -w "net.core.netdev_max_backlog=$backlog0"
 [ "$backlog0" -ge "$FLOOD_BACKLOG" ] ||
 	sysctl -q -w "net.core.netdev_max_backlog=$FLOOD_BACKLOG"
-req0=$(hwc ep_reqs_rcvd)
-drop0=$(hwc ep_drop_rate)
-rsp0=$(hwc ep_rsps_sent)
+req0=$(hwc "$XFER_DEV_A" ep_reqs_rcvd)
+drop0=$(hwc "$XFER_DEV_A" ep_drop_rate)
+rsp0=$(hwc "$XFER_DEV_A" ep_rsps_sent)
 sn0=$(softnet_drops)
 t0=$(date +%s%N)
-b0=$(hwc tx_bytes)
+b0=$(hwc "$XFER_DEV_A" tx_bytes)
 forge h2 "$HOST_B" 0 "$FLOOD" "$(psu 0x301 0)"
 ms=$((($(date +%s%N) - t0) / 1000000))
-rate1=$((($(hwc tx_bytes) - b0) * 1000 / (ms > 0 ? ms : 1)))
+rate1=$((($(hwc "$XFER_DEV_A" tx_bytes) - b0) * 1000 / (ms > 0 ? ms : 1)))
 secs=$(((ms + 999) / 1000))
 # What reached mrcA: the flood less what the backlog queues dropped (they
 # may also have dropped some of the transfer's packets: a lower bound).
 counted() {
 	stack=$(($(softnet_drops) - sn0))
-	got=$(($(hwc ep_reqs_rcvd) - req0 + $(hwc ep_drop_rate) - drop0))
+	got=$(($(hwc "$XFER_DEV_A" ep_reqs_rcvd) - req0 + $(hwc "$XFER_DEV_A" ep_drop_rate) - drop0))
 	[ "$got" -ge $((FLOOD - stack)) ]
 }
 wait_until "every update that reached mrcA counted" "$WAIT_TIMEOUT" counted
 sysctl -q -w "net.core.netdev_max_backlog=$backlog0"
-answered=$(($(hwc ep_reqs_rcvd) - req0))
-dropped=$(($(hwc ep_drop_rate) - drop0))
+answered=$(($(hwc "$XFER_DEV_A" ep_reqs_rcvd) - req0))
+dropped=$(($(hwc "$XFER_DEV_A" ep_drop_rate) - drop0))
 log "    the guest's backlog queues dropped $stack packets during the flood"
 expect_num "answered + rate-dropped: no more than the updates sent" \
 	$((answered + dropped)) -le "$FLOOD"
@@ -325,7 +311,7 @@ expect_num "answered + rate-dropped: every update the stack delivered" \
 expect_num "answered at most ep_rate a second (+ one second's worth)" \
 	"$answered" -le $((EP_RATE * (secs + 1)))
 expect_eq "one response per answered update" "$answered" \
-	$(($(hwc ep_rsps_sent) - rsp0))
+	$(($(hwc "$XFER_DEV_A" ep_rsps_sent) - rsp0))
 log "    $FLOOD updates in $ms ms: $answered answered, $dropped dropped;" \
 	"mrcA sent $rate0 B/s before, $rate1 B/s during the flood"
 

@@ -45,6 +45,10 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/lib.sh"
 # shellcheck source=SCRIPTDIR/xfer_lib.sh
 . "$SELF_DIR/xfer_lib.sh"
+# shellcheck source=SCRIPTDIR/cap_lib.sh
+. "$SELF_DIR/cap_lib.sh"
+# shellcheck source=SCRIPTDIR/pkt_lib.sh
+. "$SELF_DIR/pkt_lib.sh"
 mrc_test_init
 
 TOP=$(cd "$SELF_DIR/../../../.." && pwd)
@@ -109,8 +113,8 @@ declare -A NOW=()
 
 hwc_dir() { printf '/sys/class/infiniband/%s/ports/%s/hw_counters\n' "$1" "$MRC_PORT"; }
 
-# counters_into ARRAY: every counter of A and B.
-counters_read() {
+# counters_read_ab: every counter of A and B into NOW.
+counters_read_ab() {
 	local dev f v
 	NOW=()
 	for dev in "$A" "$B"; do
@@ -124,7 +128,7 @@ counters_read() {
 
 snap() {
 	local k
-	counters_read || fail "cannot read the counters"
+	counters_read_ab || fail "cannot read the counters"
 	SNAP=()
 	for k in "${!NOW[@]}"; do
 		SNAP[$k]=${NOW[$k]}
@@ -146,9 +150,9 @@ want_set() {
 	done
 }
 
-counters_match() {
+counters_match_ab() {
 	local k
-	counters_read || return 1
+	counters_read_ab || return 1
 	for k in "${!WANT[@]}"; do
 		[ "${NOW[$k]}" = "${WANT[$k]}" ] || return 1
 	done
@@ -159,7 +163,7 @@ counters_match() {
 expect_counters() {
 	local k
 	want_set "$2"
-	if ! wait_for "$WAIT_TIMEOUT" counters_match; then
+	if ! wait_for "$WAIT_TIMEOUT" counters_match_ab; then
 		for k in $(printf '%s\n' "${!WANT[@]}" | sort); do
 			[ "${NOW[$k]}" = "${WANT[$k]}" ] ||
 				log "    $k: +$((NOW[$k] - SNAP[$k])), expected +$((WANT[$k] - SNAP[$k]))"
@@ -170,44 +174,11 @@ expect_counters() {
 	snap
 }
 
-# --- ep_pkt.py, one process (serve) in h1 --------------------------------------
+# --- ep_pkt.py, one process (serve) in h1 (pkt_lib.sh) --------------------------
 
-PKT_FD=
-PKT_SEQ=0
-PKT_WAIT=
-PKT_OUT=
-PKT_RC=
-
-pkt_server_exec() {
-	exec {PKT_FD}>&-
-	ip netns exec "$XFER_NS_A" "$PYTHON" "$PKT_TOOL" serve <"$1"
-}
-
-pkt_server_ready() {
-	file_has_line "$(bg_out pkt_server)" SERVING && return 0
-	bg_done pkt_server && fail "ep_pkt.py serve exited: $(cat "$(bg_out pkt_server)")"
-	return 1
-}
-
-pkt_done() {
-	[ -s "$PKT_WAIT" ] && return 0
-	bg_done pkt_server && fail "ep_pkt.py serve exited"
-	return 1
-}
-
-# pkt ARG...: ep_pkt.py send ARG... in h1; output file PKT_OUT, status PKT_RC.
-pkt() {
-	local prefix line
-	PKT_SEQ=$((PKT_SEQ + 1))
-	prefix=$MRC_TMP/pkt.$PKT_SEQ
-	printf -v line '%q ' "$prefix" --src "$IP_A" "$@"
-	printf '%s\n' "$line" >&"$PKT_FD"
-	PKT_WAIT=$prefix.rc
-	wait_for "$CMD_TIMEOUT" pkt_done ||
-		fail "ep_pkt.py: no answer within ${CMD_TIMEOUT}s to: $*"
-	read -r PKT_RC <"$PKT_WAIT"
-	PKT_OUT=$prefix.out
-}
+# pkt ARG...: ep_pkt.py send ARG... in h1.
+PKT_NS=$XFER_NS_A
+PKT_ARGS=(--src "$IP_A")
 
 # pkt_ok DESC ARG...: must print RESULT ok.
 pkt_ok() {
@@ -243,11 +214,7 @@ run ip -n "$XFER_NS_B" link set "$NOGID_NETDEV" up
 run ip -n "$XFER_ROUTER_NS" route add "$NOGID_IP/32" via "$IP_B"
 run ip netns exec "$XFER_NS_A" ping -c 1 -W "$PING_WAIT" "$NOGID_IP"
 
-fifo=$MRC_TMP/pkt.in
-mkfifo "$fifo"
-exec {PKT_FD}<>"$fifo"
-bg_start pkt_server pkt_server_exec "$fifo"
-wait_until "ep_pkt.py serving in h1" "$WAIT_TIMEOUT" pkt_server_ready
+pkt_server_start
 
 log "== A: capture on h2's eth0"
 cap=$MRC_TMP/ep.pcap
@@ -298,21 +265,14 @@ dropped "response that no batch waits for" ep_drop_unmatched \
 
 log "== A: the capture: each request and its response on the same EV"
 run ip netns exec "$XFER_NS_A" ping -c 1 -W "$PING_WAIT" "$IP_B"
-marker_in() {
-	bounded "$CMD_TIMEOUT" tcpdump -n -r "$cap" 'icmp[icmptype] = icmp-echo' &&
-		grep -q 'ICMP echo request' "$BOUNDED_OUT"
-}
-wait_until "the marker ping in the capture" "$CAPTURE_SECS" marker_in
+wait_until "the marker ping in the capture" "$CAPTURE_SECS" marker_written "$cap"
 kill -INT "$(ps -o pid= --ppid "${BG_PID[capture]}" | tr -d ' ')"
 bg_wait capture "$CAPTURE_SECS" || fail "tcpdump did not stop"
-decode() {
-	tshark -n -r "$cap" -X lua_script:"$WS_DIR/mrc.lua" \
-		-Y "mrc.opcode == $OP_EP_REQUEST || mrc.opcode == $OP_EP_RESPONSE" \
-		-T fields -E separator='|' -e ip.src -e udp.srcport -e mrc.opcode \
-		-e mrc.req_id -e mrc.icrc.status -e ip.dsfield.dscp \
-		-e mrc.eeth.entropy -e mrc.eeth.op -e mrc.erth.op
-}
-bounded "$TSHARK_SECS" decode || fail "tshark did not finish"
+bounded "$TSHARK_SECS" ws_fields "$cap" \
+	"mrc.opcode == $OP_EP_REQUEST || mrc.opcode == $OP_EP_RESPONSE" \
+	-e ip.src -e udp.srcport -e mrc.opcode -e mrc.req_id -e mrc.icrc.status \
+	-e ip.dsfield.dscp -e mrc.eeth.entropy -e mrc.eeth.op -e mrc.erth.op ||
+	fail "tshark did not finish"
 [ "$BOUNDED_RC" = 0 ] || { bounded_output; fail "tshark failed"; }
 fields=$(cat "$BOUNDED_OUT")
 printf '%s\n' "$fields" | sed 's/^/    /'
@@ -332,11 +292,6 @@ log "PASS part A (the responder)"
 
 YNL_CLI=${MRC_YNL_CLI:-$MRC_SELFTEST_BIN/ynl/tools/net/ynl/cli.py}
 [ -r "$YNL_CLI" ] || fail "no YNL CLI at $YNL_CLI"
-
-ynl() {
-	ip netns exec "$XFER_NS_A" python3 "$YNL_CLI" --spec "$SPEC" --no-schema \
-		--output-json "$@"
-}
 
 gid_hex() {
 	local a b c d
@@ -383,7 +338,7 @@ ep_json() {
 }
 
 log "== B: ep-op answers"
-run ynl --do ep-op --json "$(ep_json ev-probe "$(req_json 1 "${PROBE_EVS[0]}")")"
+run ynl_in "$XFER_NS_A" --do ep-op --json "$(ep_json ev-probe "$(req_json 1 "${PROBE_EVS[0]}")")"
 bounded_output
 
 # The responses of $BOUNDED_OUT, one "req-id port rtt adj timed-out" line each.
@@ -404,7 +359,7 @@ i=$((i + 1))
 reqs+=("$(req_json $((0x100 + i)) "${PROBE_EVS[0]}" | jq -c --arg s "$GID6_A" \
 	--arg d "$GID6_B" --arg ev "$STEV_PROBE" \
 	'.sgid = $s | .dgid = $d | ."ev-fmt-mode" = "stev" | ."ev-value" = $ev')")
-run ynl --do ep-op --json "$(ep_json ev-probe "${reqs[@]}")"
+run ynl_in "$XFER_NS_A" --do ep-op --json "$(ep_json ev-probe "${reqs[@]}")"
 bounded_output
 n=0
 while read -r id port rtt adj state; do
@@ -433,7 +388,7 @@ run ip netns exec "$XFER_ROUTER_NS" tc filter add dev "$DATA_LINK" egress \
 	match u8 "$IPPROTO_UDP" 0xff at "$IP_PROTO_OFF" \
 	match u16 $((BLACKHOLE_EV)) 0xffff at "$UDP_SPORT_OFF" \
 	match u16 "$MRC_DEFAULT_UDP_PORT" 0xffff at "$UDP_DPORT_OFF" action drop
-run ynl --do ep-op --json "$(ep_json ev-probe "$(req_json 0x201 "${PROBE_EVS[1]}")" \
+run ynl_in "$XFER_NS_A" --do ep-op --json "$(ep_json ev-probe "$(req_json 0x201 "${PROBE_EVS[1]}")" \
 	"$(req_json 0x202 "$BLACKHOLE_EV")")"
 bounded_output
 # 0x201 (513) on a working EV, 0x202 (514) on the blackholed one; the
@@ -457,7 +412,7 @@ bg_start events ip netns exec "$XFER_NS_B" "$PYTHON" "$EV_TOOL" wait \
 	"$YNL_CLI" "$SPEC" ep peer-status-event 60
 wait_until "subscribed to group ep" "$WAIT_TIMEOUT" \
 	grep -q '^SUBSCRIBED' "$(bg_out events)"
-run ynl --do ep-op --json "$(ep_json port-status-update \
+run ynl_in "$XFER_NS_A" --do ep-op --json "$(ep_json port-status-update \
 	"$(req_json 0x301 "${PROBE_EVS[2]}" "$PSU_MASK")")"
 bounded_output
 [[ $(rsp_lines) == "769 $MRC_PORT "*" answered" ]] || fail "PSU: $(rsp_lines)"
@@ -476,32 +431,32 @@ ep_file() {
 	printf '%s\n' "$2" >"$MRC_TMP/$1.json"
 }
 ep_op_file() {
-	ynl --do ep-op --json "$(cat "$MRC_TMP/$1.json")"
+	ynl_in "$XFER_NS_A" --do ep-op --json "$(cat "$MRC_TMP/$1.json")"
 }
-# refused ERRTEXT EXTACK NAME
-refused() {
+# ep_op_refused ERRTEXT EXTACK NAME
+ep_op_refused() {
 	run_fails "$1" ep_op_file "$3"
 	grep -qF "'msg': '$2'" "$BOUNDED_OUT" ||
 		fail "no extack '$2': $(cat "$BOUNDED_OUT")"
 }
 ep_file dup "$(ep_json ev-probe "$(req_json 7 "${PROBE_EVS[0]}")" \
 	"$(req_json 7 "${PROBE_EVS[1]}")")"
-refused "$ERR_EINVAL" "req-id is not unique in the batch" dup
+ep_op_refused "$ERR_EINVAL" "req-id is not unique in the batch" dup
 ep_file notours "$(ep_json ev-probe "$(req_json 8 "${PROBE_EVS[0]}" "" "$GID_B")")"
-refused "$ERR_EINVAL" "the device has no such RoCE v2 GID" notours
+ep_op_refused "$ERR_EINVAL" "the device has no such RoCE v2 GID" notours
 # An EV with flow label bits (STEV) cannot be carried by IPv4.
 ep_file stev4 "$(ep_json ev-probe "$(req_json 9 "${PROBE_EVS[0]}" | \
 	jq -c '."ev-fmt-mode" = "stev" | ."ev-value" = "c1010001"')")"
-refused "$ERR_EINVAL" "the EV has flow label bits, which IPv4 cannot carry" stev4
+ep_op_refused "$ERR_EINVAL" "the EV has flow label bits, which IPv4 cannot carry" stev4
 ep_file nofit "$(ep_json ev-probe "$(req_json 10 "${PROBE_EVS[0]}" | \
 	jq -c '."ev-value" = "c1010001"')")"
-refused "$ERR_EINVAL" "the EV does not fit its mode" nofit
+ep_op_refused "$ERR_EINVAL" "the EV does not fit its mode" nofit
 ep_file srv6 "$(ep_json ev-probe "$(req_json 11 "${PROBE_EVS[0]}" | \
 	jq -c '."ev-fmt-mode" = "srv6" | ."ev-value" = "fd000000000000000000000000000001"')")"
-refused "$ERR_EOPNOTSUPP" "SRv6 endpoint requests are not supported yet" srv6
+ep_op_refused "$ERR_EOPNOTSUPP" "SRv6 endpoint requests are not supported yet" srv6
 ep_file port2 "$(ep_json ev-probe "$(req_json 12 "${PROBE_EVS[0]}" | \
 	jq -c '.port = 2')")"
-refused "$ERR_EINVAL" "the device has no such port" port2
+ep_op_refused "$ERR_EINVAL" "the device has no such port" port2
 reqs=()
 for ((i = 0; i <= EP_MAX_REQS; i++)); do
 	reqs+=("$(req_json $((0x400 + i)) "${PROBE_EVS[0]}")")
@@ -526,7 +481,7 @@ bg_start second second_exec "$fifo2"
 wait_until "the second batch ready" "$CMD_TIMEOUT" \
 	grep -q '^READY' "$(bg_out second)"
 first_exec() {
-	ynl --do ep-op --json "$(printf '{"dev-name": "%s", "op-type": "ev-probe", "timeout": %d, "req": [%s]}' \
+	ynl_in "$XFER_NS_A" --do ep-op --json "$(printf '{"dev-name": "%s", "op-type": "ev-probe", "timeout": %d, "req": [%s]}' \
 		"$A" "$EP_LONG_TIMEOUT_NS" "$(req_json 0x501 "$BLACKHOLE_EV")")"
 }
 bg_start first first_exec

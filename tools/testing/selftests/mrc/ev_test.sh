@@ -46,6 +46,8 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/lib.sh"
 # shellcheck source=SCRIPTDIR/xfer_lib.sh
 . "$SELF_DIR/xfer_lib.sh"
+# shellcheck source=SCRIPTDIR/cap_lib.sh
+. "$SELF_DIR/cap_lib.sh"
 mrc_test_init
 
 WS_DIR=$MRC_REPO/tools/wireshark
@@ -96,49 +98,15 @@ for tool in tshark tcpdump mergecap tc ping; do
 done
 export HOME=$MRC_TMP
 
-# --- results (ok, not_ok, expect_*: lib.sh) ------------------------------------
+# --- helpers ----------------------------------------------------------------------
+#
+# Results: case_begin, ok, not_ok, expect_* (lib.sh).  tc in fw: fw,
+# tc_clear, tc_drop, tc_dropped; mrc_xfer in the background: xfer_async,
+# expect_xfer, xfer_running (xfer_lib.sh).  Captures: cap_start, caps_stop,
+# decode (cap_lib.sh) of MRC packets but semantic ACKs, and ICMP (the
+# markers).
 
-case_begin() {
-	CASE=$1
-	MARKERS=0
-	log "== $CASE: $2 (at $((SECONDS - START)) s)"
-}
-
-# --- tc in fw: fw, tc_clear, tc_drop, tc_dropped (xfer_lib.sh) -------------------
-
-# --- captures ---------------------------------------------------------------------
-
-MARKERS=0
-
-# cap_start NAME NS DEV: tcpdump into NAME.pcap of what the checks use: MRC
-# packets but semantic ACKs, and ICMP (the markers).
-cap_start() {
-	local name=$1 out
-	bg_start "cap.$name" ip netns exec "$2" tcpdump -i "$3" -n \
-		-s "$SNAPLEN" -B "$CAPTURE_BUFFER_KIB" --immediate-mode -U \
-		-w "$MRC_TMP/$name.pcap" \
-		"(udp dst port $MRC_DEFAULT_UDP_PORT and udp[$UDP_BTH_OPCODE] != $OP_ACK) or icmp"
-	out=$(bg_out "cap.$name")
-	wait_until "tcpdump listening on $2 $3" "$WAIT_TIMEOUT" \
-		grep -q 'listening on' "$out"
-}
-
-marker_ping() {
-	run ip netns exec "$XFER_NS_A" ping -c 1 -W "$PING_WAIT" "$XFER_SERVER_IP"
-	MARKERS=$((MARKERS + 1))
-}
-
-# caps_stop NAME...: one more marker, then stop each capture once it has
-# written it; a capture that dropped packets is not trustworthy.
-caps_stop() {
-	local name
-	marker_ping
-	for name in "$@"; do
-		wait_until "the marker pings in capture $name" "$CAPTURE_SECS" \
-			markers_in "$MRC_TMP/$name.pcap"
-		cap_end "$name"
-	done
-}
+CAP_FILTER="udp dst port $MRC_DEFAULT_UDP_PORT and udp[$UDP_BTH_OPCODE] != $OP_ACK"
 
 TSHARK_FIELDS=(frame.number ip.src ip.dst ip.dsfield.ecn udp.srcport
 	mrc.opcode mrc.psn mrc.rtx mrc.seth.m mrc.seth.pr mrc.seth.entropy
@@ -167,81 +135,6 @@ function hex(s,   i, c, v) {
 function is_data() { return op >= OP_DATA_FIRST && op <= OP_DATA_LAST }
 '
 
-tshark_fields() {
-	local -a args=()
-	local f
-	for f in "${TSHARK_FIELDS[@]}"; do
-		args+=(-e "$f")
-	done
-	tshark -n -r "$1" -X lua_script:"$WS_DIR/mrc.lua" \
-		-Y "udp.port == $MRC_DEFAULT_UDP_PORT" -T fields \
-		-E separator='|' -E occurrence=f "${args[@]}" >"$2"
-}
-
-# decode NAME: NAME.pcap decoded into $MRC_TMP/NAME.fields; every MRC frame
-# must decode without error and with a good ICRC.
-FIELDS=
-decode() {
-	local name=$1 bad t0
-	FIELDS=$MRC_TMP/$name.fields
-	t0=$SECONDS
-	bounded "$TSHARK_SECS" tshark_fields "$MRC_TMP/$name.pcap" "$FIELDS" ||
-		fail "tshark did not finish in ${TSHARK_SECS}s"
-	log "    decoded $name in $((SECONDS - t0)) s"
-	if [ "$BOUNDED_RC" -ne 0 ]; then
-		bounded_output
-		fail "tshark exit status $BOUNDED_RC"
-	fi
-	# shellcheck disable=SC2016 # awk code
-	bad=$(awk "$AWK_LIB"'
-		{
-			n++
-			if (op < 0 || $C_ICRC != 1 || $C_MALF != "" || $C_LUAERR != "")
-				bad++
-		}
-		END { print n + 0, bad + 0 }' "$FIELDS")
-	if [ "${bad#* }" = 0 ] && [ "${bad% *}" -gt 0 ]; then
-		ok "${bad% *} MRC frames in $name decode with a good ICRC"
-	else
-		not_ok "MRC frames in $name: ${bad#* } of ${bad% *} malformed or with a bad ICRC"
-	fi
-}
-
-# --- mrc_xfer in the background --------------------------------------------------
-
-xfer_async() {
-	bg_start "$1.xfer" xfer_try "$@"
-	XFER_CLIENT_OUT=$(bg_out "$1.client")
-	XFER_SERVER_OUT=$(bg_out "$1.server")
-}
-
-xfer_async_ok() {
-	if ! bg_wait "$1.xfer" "$2"; then
-		log "    mrc_xfer $1 still running after $2 s: killed"
-		bg_kill "$1.xfer"
-	fi
-	XFER_CLIENT_RESULT=
-	XFER_SERVER_RESULT=
-	[ ! -f "$XFER_CLIENT_OUT" ] || XFER_CLIENT_RESULT=$(result_of "$XFER_CLIENT_OUT")
-	[ ! -f "$XFER_SERVER_OUT" ] || XFER_SERVER_RESULT=$(result_of "$XFER_SERVER_OUT")
-	bg_done "$1.xfer" && [ "$(bg_rc "$1.xfer")" = 0 ]
-}
-
-expect_xfer() {
-	if xfer_async_ok "$2" "$3"; then
-		ok "$1: ${XFER_CLIENT_RESULT#RESULT }"
-	else
-		xfer_show || true
-		not_ok "$1: mrc_xfer failed (client '$XFER_CLIENT_RESULT'," \
-			"server '$XFER_SERVER_RESULT')"
-	fi
-}
-
-# xfer_running NAME: the transfer has not ended yet.
-xfer_running() {
-	! bg_done "$1.xfer"
-}
-
 # --- 1: ASSUMED_BAD and recovery ----------------------------------------------------
 
 case_blackhole() {
@@ -257,7 +150,7 @@ case_blackhole() {
 	fw tc qdisc add dev "$CTL_LINK" root netem delay "$BH_DELAY"
 	cleanup_push tc_clear "$DATA_LINK"
 	tc_drop "$DATA_LINK" match u16 "$BH_VALUE" $((mod - 1)) at "$UDP_SPORT_OFF"
-	cap_start bh_h1 "$XFER_NS_A" "$XFER_NETDEV"
+	cap_start bh_h1 "$XFER_NS_A" "$XFER_NETDEV" "$CAP_FILTER"
 	counters_snap bh.0
 	log "    transfer starts (at $((SECONDS - START)) s)"
 	# Open-ended: it runs until the test has seen what it waits for.
@@ -311,7 +204,7 @@ case_blackhole() {
 	expect_eq "$XFER_DEV_A: no min-active hold" 0 \
 		"$(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_min_active_holds)"
 
-	decode bh_h1
+	decode bh_h1 bh_h1
 	# Episodes of ASSUMED_BAD, as the capture shows them: a timeout
 	# retransmission (rtx set) of a PSN never SACKed condemns the EV its
 	# previous copy went on; a SACK with PR set answering a probe sent on

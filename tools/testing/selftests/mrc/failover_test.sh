@@ -57,10 +57,11 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/lib.sh"
 # shellcheck source=SCRIPTDIR/xfer_lib.sh
 . "$SELF_DIR/xfer_lib.sh"
+# shellcheck source=SCRIPTDIR/cap_lib.sh
+. "$SELF_DIR/cap_lib.sh"
 mrc_test_init
 
 MRCCTL=${MRC_MRCCTL:-${MRC_BUILD:-$MRC_REPO/build}/tools/mrcctl}
-PCAP=$SELF_DIR/mrc_pcap.py
 
 NPLANES=4
 HOST_A=198.18.100.1	# scripts/fabric planes: h1's address on every plane
@@ -103,6 +104,7 @@ RECOVER_WAIT=90
 # Captures.
 SNAPLEN=96		# through SETH / PETH / ERTH
 CAPTURE_BUFFER_KIB=32768
+CAP_TCPDUMP_OPTS=(--time-stamp-precision=nano)	# mrc_pcap.py window
 CAPTURE_SECS=60
 PING_WAIT=5
 # BPF offsets from the UDP header: BTH opcode, BTH ack flags, SETH flags.
@@ -123,21 +125,12 @@ for tool in jq tcpdump python3; do
 done
 [ -x "$MRCCTL" ] || fail "no mrcctl at $MRCCTL: run make"
 
-case_begin() {
-	CASE=$1
-	log "== $CASE: $2 (at $((SECONDS - START)) s)"
-}
-
 now_ns() { date +%s%N; }
 
 mrcctl_in() {
 	local ns=$1
 	shift
 	ip netns exec "$ns" "$MRCCTL" "$@"
-}
-
-tx_pkts() {
-	ip netns exec "$1" cat "/sys/class/net/$2/statistics/tx_packets"
 }
 
 # sent_since NS DEV SINCE N: DEV in NS sent N packets more than SINCE.
@@ -157,11 +150,6 @@ carries() {
 both_links_sent() {
 	sent_since "p${CUT_PLANE}a" l1 "$1" "$LEARN_PKTS" &&
 		sent_since "p${CUT_PLANE}a" l2 "$2" "$LEARN_PKTS"
-}
-
-# hwc NAME: mrcA's device counter.
-hwc() {
-	cat "/sys/class/infiniband/$XFER_DEV_A/ports/$MRC_PORT/hw_counters/$1"
 }
 
 # ev_sport I / ev_port I: EV I of profile 1.
@@ -199,28 +187,9 @@ common() {
 # A capture of a whole phase holds 10^5 packets: decoding them takes a
 # TCG guest tens of seconds, more on a loaded host (a bound, not a figure).
 PCAP_SECS=600
-pcap() {
-	bounded "$PCAP_SECS" python3 "$PCAP" "$@" ||
-		fail "mrc_pcap.py $1 did not finish in ${PCAP_SECS}s"
-	if [ "$BOUNDED_RC" -ne 0 ]; then
-		bounded_output
-		fail "mrc_pcap.py $1: exit $BOUNDED_RC"
-	fi
-}
 
-# --- captures: started by name, each ended by a marker ping it must hold ---
-
-# cap_start NAME NS IFACE FILTER: tcpdump of FILTER (or ICMP: the markers)
-# on IFACE of NS into NAME.pcap, with nanosecond times.
-cap_start() {
-	local name=$1 ns=$2 dev=$3 filter=$4
-	bg_start "cap.$name" ip netns exec "$ns" tcpdump -i "$dev" -n \
-		-s "$SNAPLEN" -B "$CAPTURE_BUFFER_KIB" --immediate-mode -U \
-		--time-stamp-precision=nano -w "$MRC_TMP/$name.pcap" \
-		"($filter) or icmp"
-	wait_until "tcpdump listening on $ns $dev" "$WAIT_TIMEOUT" \
-		grep -q 'listening on' "$(bg_out "cap.$name")"
-}
+# --- captures: started by name (cap_start, cap_lib.sh), each ended by a
+# marker ping it must hold ---
 
 # cap_stop NAME [NS]: a marker ping from NS (to h2 over the management
 # link, which NAME must see); stop NAME once it holds it (without NS, at
@@ -252,7 +221,8 @@ xfer_start() {
 		--stop-file "$MRC_TMP/$1.stop" "$MGMT_B"
 }
 
-xfer_running() { ! bg_done "$1.client"; }
+# xfer_client_running NAME: the client of xfer_start NAME has not ended.
+xfer_client_running() { ! bg_done "$1.client"; }
 
 # xfer_end NAME WHAT: stop it; the payload verified, no QP error.
 xfer_end() {
@@ -329,7 +299,6 @@ for dev in "$XFER_DEV_A" "$XFER_DEV_B"; do
 			"$PORT_STATE_ACTIVE"
 	done
 done
-has_gid() { gid_index_of "$@" >/dev/null; }
 wait_until "a GID of $HOST_A on $XFER_DEV_A" "$WAIT_TIMEOUT" \
 	has_gid "$XFER_DEV_A" "$HOST_A"
 wait_until "a GID of $HOST_B on $XFER_DEV_B" "$WAIT_TIMEOUT" \
@@ -408,9 +377,9 @@ log "    cut at $((SECONDS - START)) s"
 # before the cut may stay so through it with no event after the cut.
 check "all $n_cut EVs over $CUT_LINK ASSUMED_BAD" \
 	wait_for "$COND_WAIT" all_in assumed-bad 0 "$ON_L1"
-xfer_running cut || not_ok "the transfer ended before the EVs were condemned"
+xfer_client_running cut || not_ok "the transfer ended before the EVs were condemned"
 # Probes on them go unanswered while the link is down.
-base=$(hwc ev_probes_sent)
+base=$(hwc "$XFER_DEV_A" ev_probes_sent)
 wait_until "$DOWN_PROBES probes per condemned EV sent into the cut" "$COND_WAIT" \
 	hwc_at_least "$XFER_DEV_A" ev_probes_sent $((base + DOWN_PROBES * n_cut))
 check "all $n_cut still ASSUMED_BAD" all_in assumed-bad 0 "$ON_L1"
@@ -420,7 +389,7 @@ log "    link back at $((SECONDS - START)) s"
 check "all $n_cut EVs GOOD again" \
 	wait_for "$RECOVER_WAIT" all_in good "$t_up0" "$ON_L1"
 check "$CUT_LINK carries the transfer again" carries "p${CUT_PLANE}a" l1
-xfer_running cut || not_ok "the transfer ended before the EVs were used again"
+xfer_client_running cut || not_ok "the transfer ended before the EVs were used again"
 xfer_end cut "transfer across the link cut"
 counters_snap cut.1
 cap_stop cut h1

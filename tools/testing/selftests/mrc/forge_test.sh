@@ -38,12 +38,17 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/lib.sh"
 # shellcheck source=SCRIPTDIR/xfer_lib.sh
 . "$SELF_DIR/xfer_lib.sh"
+# shellcheck source=SCRIPTDIR/cap_lib.sh
+. "$SELF_DIR/cap_lib.sh"
 mrc_test_init
 
 MRCCTL=${MRC_MRCCTL:-${MRC_BUILD:-$MRC_REPO/build}/tools/mrcctl}
 PKT_TOOL=$SELF_DIR/crafted_pkt.py
-PCAP=$SELF_DIR/mrc_pcap.py
 PYTHON=/usr/bin/python3
+# Captures (cap_lib.sh): whole packets of the filter only, no markers.
+SNAPLEN=0
+CAPTURE_BUFFER_KIB=16384
+CAP_MARKERS=0
 
 # ring: mrc_ring_attack's layout (see its header).
 RING_PSN=0x00abcd
@@ -79,32 +84,6 @@ for tool in tcpdump jq "$PYTHON"; do
 done
 [ -x "$MRCCTL" ] || fail "no mrcctl at $MRCCTL: run make"
 
-case_begin() {
-	CASE=$1
-	log "== $CASE: $2"
-}
-
-# cap_start NAME NS FILTER: tcpdump of FILTER on NS's eth0, whole packets.
-cap_start() {
-	bg_start "cap.$1" ip netns exec "$2" tcpdump -i "$XFER_NETDEV" -n \
-		-s 0 -B 16384 --immediate-mode -U -w "$MRC_TMP/$1.pcap" "$3"
-	wait_until "tcpdump listening in $2" "$WAIT_TIMEOUT" \
-		grep -q 'listening on' "$(bg_out "cap.$1")"
-}
-
-pcap() {
-	bounded "$CMD_TIMEOUT" "$PYTHON" "$PCAP" "$@" ||
-		fail "mrc_pcap.py $1 did not finish in ${CMD_TIMEOUT}s"
-	if [ "$BOUNDED_RC" -ne 0 ]; then
-		bounded_output
-		fail "mrc_pcap.py $1: exit $BOUNDED_RC"
-	fi
-}
-
-hwc() {
-	cat "/sys/class/infiniband/$1/ports/$MRC_PORT/hw_counters/$2"
-}
-
 # h2's egress filter that holds back what mrcB sends to mrcA's QP: its
 # SACKs, NACKs and ACKs.
 hold_acks() {
@@ -131,7 +110,7 @@ case_ring() {
 	case_begin ring "a process writes its own send ring beyond its room"
 	bin=$(helper_path mrc_ring_attack)
 	param_set rto_min_us "$RING_RTO_MIN_US"
-	cap_start ring "$XFER_NS_A" "udp dst port $MRC_DEFAULT_UDP_PORT and src host $XFER_HOSTS_IP_A"
+	cap_start ring "$XFER_NS_A" "$XFER_NETDEV" "udp dst port $MRC_DEFAULT_UDP_PORT and src host $XFER_HOSTS_IP_A"
 	mkfifo "$MRC_TMP/ring.in"
 	exec {RING_FD}<>"$MRC_TMP/ring.in"
 	# Its stdin is the FIFO (bg_start gives /dev/null): the "go"s.
@@ -197,7 +176,7 @@ case_acks() {
 	wait_until "mrcctl monitor subscribed" "$WAIT_TIMEOUT" \
 		grep -q 'mrcctl: monitoring ev' "$(bg_out monitor)"
 
-	cap_start learn "$XFER_NS_A" "udp dst port $MRC_DEFAULT_UDP_PORT and src host $XFER_HOSTS_IP_A"
+	cap_start learn "$XFER_NS_A" "$XFER_NETDEV" "udp dst port $MRC_DEFAULT_UDP_PORT and src host $XFER_HOSTS_IP_A"
 	counters_snap acks.0
 	rm -f "$MRC_TMP/acks.stop"
 	bg_start acks.server ip netns exec "$XFER_NS_B" "$(helper_path mrc_xfer)" \

@@ -616,44 +616,6 @@ hwc_at_least() {
 	[ "$v" -ge "$3" ]
 }
 
-# --- packet captures ----------------------------------------------------------
-
-# A test marks the end of what a capture must hold with pings it counts in
-# MARKERS (its capture filters let ICMP through).
-MARKERS=0
-
-# markers_in PCAP: the file holds every marker ping sent so far.
-markers_in() {
-	local n
-	bounded "$CMD_TIMEOUT" tcpdump -n -r "$1" 'icmp[icmptype] = icmp-echo' ||
-		return 1
-	n=$(grep -c 'ICMP echo request' "$BOUNDED_OUT" || true)
-	[ "$n" -ge "$MARKERS" ]
-}
-
-# cap_halt NAME: stop a capture whose completeness does not matter (a
-# sample of a flow: which ports it uses).
-cap_halt() {
-	local name=$1 pid
-	pid=$(ps -o pid= --ppid "${BG_PID[cap.$name]}" | tr -d ' ')
-	[ -n "$pid" ] || fail "tcpdump of $name is not running"
-	kill -INT "$pid"
-	bg_wait "cap.$name" "$CMD_TIMEOUT" || fail "tcpdump of $name did not stop"
-}
-
-# cap_end NAME: stop tcpdump, the background job cap.NAME (started through
-# ip netns exec); ok if it dropped no packet, not_ok (untrustworthy) if it did.
-cap_end() {
-	local name=$1 out
-	cap_halt "$name"
-	out=$(bg_out "cap.$name")
-	if grep -q '^0 packets dropped by kernel' "$out"; then
-		ok "capture $name complete ($(grep 'captured' "$out"))"
-	else
-		not_ok "capture $name dropped packets: $(tr '\n' ' ' <"$out")"
-	fi
-}
-
 # --- GIDs -----------------------------------------------------------------
 
 # The GID of an IPv4 address, as sysfs prints it (%pI6: 8 full groups).

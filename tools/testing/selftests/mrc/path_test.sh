@@ -58,6 +58,10 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/lib.sh"
 # shellcheck source=SCRIPTDIR/xfer_lib.sh
 . "$SELF_DIR/xfer_lib.sh"
+# shellcheck source=SCRIPTDIR/cap_lib.sh
+. "$SELF_DIR/cap_lib.sh"
+# shellcheck source=SCRIPTDIR/pkt_lib.sh
+. "$SELF_DIR/pkt_lib.sh"
 mrc_test_init
 
 WS_DIR=$MRC_REPO/tools/wireshark
@@ -137,52 +141,15 @@ done
 # Hermetic: no user preferences, and a writable home for tshark.
 export HOME=$MRC_TMP
 
-# --- results (ok, not_ok, expect_*: lib.sh) ------------------------------------
+# --- helpers ----------------------------------------------------------------------
+#
+# Results: case_begin, ok, not_ok, expect_* (lib.sh).  tc in fw: fw,
+# tc_clear, tc_drop, tc_dropped; mrc_xfer in the background: xfer_async,
+# expect_xfer (xfer_lib.sh).  Captures: cap_start, marker_ping, caps_stop,
+# decode (cap_lib.sh) of MRC and ICMP (the markers).
 
-case_begin() {
-	CASE=$1
-	MARKERS=0
-	log "== $CASE: $2 (at $((SECONDS - START)) s)"
-}
-
-# --- tc in fw: fw, tc_clear, tc_drop, tc_dropped (xfer_lib.sh) -------------------
-
-
-# --- captures ---------------------------------------------------------------------
-
-MARKERS=0	# marker pings sent since the case began
-
-# cap_start NAME NS DEV: tcpdump of MRC and ICMP on DEV into NAME.pcap.
-# Packet-buffered and immediate, so that a marker seen in the file means
-# everything before it is there too.  The snapshot length sizes the slots
-# of the capture ring; a large buffer keeps a TCG tcpdump from dropping.
-cap_start() {
-	local name=$1 out
-	bg_start "cap.$name" ip netns exec "$2" tcpdump -i "$3" -n \
-		-s "$SNAPLEN" -B "$CAPTURE_BUFFER_KIB" --immediate-mode -U \
-		-w "$MRC_TMP/$name.pcap" "udp port $MRC_DEFAULT_UDP_PORT or icmp"
-	out=$(bg_out "cap.$name")
-	wait_until "tcpdump listening on $2 $3" "$WAIT_TIMEOUT" \
-		grep -q 'listening on' "$out"
-}
-
-# marker_ping: an ICMP echo request h1 -> h2; it passes h1's and h2's eth0.
-marker_ping() {
-	run ip netns exec "$XFER_NS_A" ping -c 1 -W "$PING_WAIT" "$XFER_SERVER_IP"
-	MARKERS=$((MARKERS + 1))
-}
-
-# caps_stop NAME...: one more marker, then stop each capture once it has
-# written it; a capture that dropped packets is not trustworthy.
-caps_stop() {
-	local name
-	marker_ping
-	for name in "$@"; do
-		wait_until "the marker pings in capture $name" "$CAPTURE_SECS" \
-			markers_in "$MRC_TMP/$name.pcap"
-		cap_end "$name"
-	done
-}
+CAP_FILTER="udp port $MRC_DEFAULT_UDP_PORT"
+TSHARK_FILTER="udp.port == $MRC_DEFAULT_UDP_PORT or icmp"
 
 # The fields tshark prints, in this order; AWK_LIB names their columns.
 TSHARK_FIELDS=(frame.number frame.interface_id ip.src ip.dst ip.dsfield.dscp
@@ -220,86 +187,7 @@ function dist(a, b) { return ((a - b) % PSN_MOD + PSN_MOD) % PSN_MOD }
 function is_data() { return op >= OP_DATA_FIRST && op <= OP_DATA_LAST }
 '
 
-tshark_fields() {
-	local -a args=()
-	local f
-	for f in "${TSHARK_FIELDS[@]}"; do
-		args+=(-e "$f")
-	done
-	tshark -n -r "$1" -X lua_script:"$WS_DIR/mrc.lua" \
-		-Y "udp.port == $MRC_DEFAULT_UDP_PORT or icmp" -T fields \
-		-E separator='|' -E occurrence=f "${args[@]}" >"$2"
-}
-
-# decode NAME CAP...: the captures, merged (frame.interface_id = position
-# in the list), decoded once into $MRC_TMP/NAME.fields; every MRC frame
-# must decode without error and with a good ICRC.
-FIELDS=
-decode() {
-	local name=$1 merged=$MRC_TMP/$1.pcapng cap bad t0
-	local -a files=()
-	shift
-	for cap in "$@"; do
-		files+=("$MRC_TMP/$cap.pcap")
-	done
-	run mergecap -a -I none -F pcapng -w "$merged" "${files[@]}"
-	FIELDS=$MRC_TMP/$name.fields
-	t0=$SECONDS
-	bounded "$TSHARK_SECS" tshark_fields "$merged" "$FIELDS" ||
-		fail "tshark did not finish in ${TSHARK_SECS}s"
-	log "    decoded $* in $((SECONDS - t0)) s"
-	if [ "$BOUNDED_RC" -ne 0 ]; then
-		bounded_output
-		fail "tshark exit status $BOUNDED_RC"
-	fi
-	# shellcheck disable=SC2016 # awk code
-	bad=$(awk "$AWK_LIB"'
-		$C_SPORT != "" {
-			n++
-			if (op < 0 || $C_ICRC != 1 || $C_MALF != "" || $C_LUAERR != "")
-				bad++
-		}
-		END { print n + 0, bad + 0 }' "$FIELDS")
-	if [ "${bad#* }" = 0 ] && [ "${bad% *}" -gt 0 ]; then
-		ok "${bad% *} MRC frames in $* decode with a good ICRC"
-	else
-		not_ok "MRC frames in $*: ${bad#* } of ${bad% *} malformed or with a bad ICRC"
-	fi
-}
-
 # --- mrc_xfer in the background --------------------------------------------------
-
-# xfer_async NAME SECS [CLIENT_OPT...]: xfer_try (xfer_lib.sh) running in
-# the background; its outputs are NAME.client and NAME.server.
-xfer_async() {
-	bg_start "$1.xfer" xfer_try "$@"
-	XFER_CLIENT_OUT=$(bg_out "$1.client")
-	XFER_SERVER_OUT=$(bg_out "$1.server")
-}
-
-# xfer_async_ok NAME SECS: 0 if it ended within SECS with both sides ok.
-xfer_async_ok() {
-	if ! bg_wait "$1.xfer" "$2"; then
-		log "    mrc_xfer $1 still running after $2 s: killed"
-		bg_kill "$1.xfer"
-	fi
-	XFER_CLIENT_RESULT=
-	XFER_SERVER_RESULT=
-	[ ! -f "$XFER_CLIENT_OUT" ] || XFER_CLIENT_RESULT=$(result_of "$XFER_CLIENT_OUT")
-	[ ! -f "$XFER_SERVER_OUT" ] || XFER_SERVER_RESULT=$(result_of "$XFER_SERVER_OUT")
-	bg_done "$1.xfer" && [ "$(bg_rc "$1.xfer")" = 0 ]
-}
-
-# expect_xfer WHAT NAME SECS: the background transfer verified.
-expect_xfer() {
-	if xfer_async_ok "$2" "$3"; then
-		ok "$1: ${XFER_CLIENT_RESULT#RESULT }"
-	else
-		xfer_show || true
-		not_ok "$1: mrc_xfer failed (client '$XFER_CLIENT_RESULT'," \
-			"server '$XFER_SERVER_RESULT')"
-	fi
-}
 
 # The QPNs the server printed: "... first QPN N, remote QPN M".
 QPN_B=
@@ -347,8 +235,8 @@ case_selective_repeat() {
 	tc_drop "$DATA_LINK" \
 		match u32 "$(printf '0x%08x' "$drop_psn")" \
 		"$(printf '0x%08x' $((BTH_RTX_MASK | PSN_MASK)))" at "$BTH_WORD2_OFF"
-	cap_start sr_h1 "$XFER_NS_A" "$XFER_NETDEV"
-	cap_start sr_h2 "$XFER_NS_B" "$XFER_NETDEV"
+	cap_start sr_h1 "$XFER_NS_A" "$XFER_NETDEV" "$CAP_FILTER"
+	cap_start sr_h2 "$XFER_NS_B" "$XFER_NETDEV" "$CAP_FILTER"
 
 	counters_snap sr.2
 	xfer_async sr_lossy "$SR_SECS" --size "$SR_SIZE" --iters 1 --psn "$SR_PSN"
@@ -441,37 +329,10 @@ case_selective_repeat() {
 
 # --- 2: window ------------------------------------------------------------------------
 
-# crafted_pkt.py serve runs in h1 for the whole case: a TCG guest takes
-# seconds to start Python, and the blackhole should not wait for that.
-PKT_FD=
-
-pkt_server_exec() {
-	local fifo=$1
-	exec {PKT_FD}>&-
-	ip netns exec "$XFER_NS_A" "$PYTHON" "$PKT_TOOL" serve <"$fifo"
-}
-
-pkt_server_start() {
-	local fifo=$MRC_TMP/pkt.in
-	mkfifo "$fifo"
-	exec {PKT_FD}<>"$fifo"
-	bg_start pkt_server pkt_server_exec "$fifo"
-}
-
-pkt_server_ready() {
-	file_has_line "$(bg_out pkt_server)" SERVING && return 0
-	if bg_done pkt_server; then
-		sed 's/^/    /' "$(bg_out pkt_server)"
-		fail "crafted_pkt.py serve exited (status $(bg_rc pkt_server))"
-	fi
-	return 1
-}
-
-# Processes started after it hold the FIFO open too: no end of input.
-pkt_server_stop() {
-	exec {PKT_FD}>&-
-	bg_kill pkt_server
-}
+# crafted_pkt.py serve (pkt_lib.sh) runs in h1 for the whole case: a TCG
+# guest takes seconds to start Python, and the blackhole should not wait
+# for that.
+PKT_NS=$XFER_NS_A
 
 # inject_oor PSN: one WRITE Only with that PSN to mrcB's QP, from h1's
 # address (the QP's peer) and port INJ_SPORT, with a good ICRC.
@@ -505,8 +366,8 @@ case_window() {
 
 	cleanup_push tc_clear "$CTL_LINK"
 	tc_drop "$CTL_LINK" match u8 "$OP_SACK" 0xff at "$BTH_OPCODE_OFF"
-	pkt_server_start
-	cap_start win_h1 "$XFER_NS_A" "$XFER_NETDEV"
+	pkt_server_spawn
+	cap_start win_h1 "$XFER_NS_A" "$XFER_NETDEV" "$CAP_FILTER"
 	counters_snap win.0
 	xfer_async win "$WIN_SECS" --size "$WIN_SIZE" --iters 1 --psn "$WIN_PSN"
 
@@ -542,7 +403,7 @@ case_window() {
 	expect_xfer "1 MiB write verified once the SACKs pass" win \
 		$((WIN_SECS + XFER_SLACK * 2))
 	counters_snap win.3
-	pkt_server_stop
+	pkt_server_kill
 	caps_stop win_h1
 	param_restore
 	counters_show win.0 win.2 tx_data_pkts retransmits timeouts probes_sent \
@@ -644,8 +505,8 @@ case_probe() {
 	param_set rto_min_us "$SLOW_RTO_MIN_US"
 	cleanup_push tc_clear "$CTL_LINK"
 	tc_drop "$CTL_LINK"
-	cap_start probe_h1 "$XFER_NS_A" "$XFER_NETDEV"
-	cap_start probe_h2 "$XFER_NS_B" "$XFER_NETDEV"
+	cap_start probe_h1 "$XFER_NS_A" "$XFER_NETDEV" "$CAP_FILTER"
+	cap_start probe_h2 "$XFER_NS_B" "$XFER_NETDEV" "$CAP_FILTER"
 	counters_snap probe.0
 	# Two one-packet writes, the second posted once the first completed.
 	xfer_async probe "$PROBE_SECS" --size "$PROBE_SIZE" --iters 2 \
@@ -773,7 +634,7 @@ case_ecn() {
 		match u8 "$IPPROTO_UDP" 0xff at "$IP_PROTO_OFF" \
 		match u16 "$MRC_DEFAULT_UDP_PORT" 0xffff at "$UDP_DPORT_OFF" \
 		flowid "1:$ECN_MRC_BAND"
-	cap_start ecn_h2 "$XFER_NS_B" "$XFER_NETDEV"
+	cap_start ecn_h2 "$XFER_NS_B" "$XFER_NETDEV" "$CAP_FILTER"
 	counters_snap ecn.0
 	xfer_async ecn "$ECN_SECS" --size "$ECN_SIZE" --iters 1 --psn "$ECN_PSN"
 	expect_xfer "1 MiB write through the marking bottleneck verified" ecn \

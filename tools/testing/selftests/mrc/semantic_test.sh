@@ -47,6 +47,8 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/lib.sh"
 # shellcheck source=SCRIPTDIR/xfer_lib.sh
 . "$SELF_DIR/xfer_lib.sh"
+# shellcheck source=SCRIPTDIR/cap_lib.sh
+. "$SELF_DIR/cap_lib.sh"
 mrc_test_init
 
 WS_DIR=$MRC_REPO/tools/wireshark
@@ -138,15 +140,6 @@ expect_one_nak() {
 
 CAPTURE_PCAP=
 
-capturing() { grep -q 'listening on' "$(bg_out capture)"; }
-
-# Once tcpdump has written the marker ping, it has written every packet of
-# the run before it.
-marker_written() {
-	bounded "$CMD_TIMEOUT" tcpdump -n -r "$CAPTURE_PCAP" icmp &&
-		grep -q 'ICMP echo request' "$BOUNDED_OUT"
-}
-
 capture_start() {
 	CAPTURE_PCAP=$1
 	# Packet-buffered, so that the marker ping seen in the file means
@@ -155,14 +148,14 @@ capture_start() {
 	bg_start capture ip netns exec "$XFER_NS_A" tcpdump -i "$XFER_NETDEV" \
 		-n -s "$SNAPLEN" -B "$CAPTURE_BUFFER_KIB" --immediate-mode -U \
 		-w "$CAPTURE_PCAP" "udp port $MRC_DEFAULT_UDP_PORT or icmp"
-	wait_until "tcpdump listening" "$WAIT_TIMEOUT" capturing
+	wait_until "tcpdump listening" "$WAIT_TIMEOUT" capturing capture
 }
 
 capture_stop() {
 	local pid
 	run ip netns exec "$XFER_NS_A" ping -c 1 -W 5 "$XFER_SERVER_IP"
 	wait_until "the marker ping in the capture" "$CAPTURE_SECS" \
-		marker_written
+		marker_written "$CAPTURE_PCAP"
 	pid=$(ps -o pid= --ppid "${BG_PID[capture]}" | tr -d ' ')
 	[ -n "$pid" ] || fail "tcpdump is not running"
 	kill -INT "$pid"
@@ -173,10 +166,9 @@ capture_stop() {
 	}
 }
 
-# decode PCAP FIELDS: one '|'-separated line per MRC frame.
-decode() {
-	tshark -n -r "$1" -X lua_script:"$WS_DIR/mrc.lua" \
-		-Y "udp.port == $MRC_DEFAULT_UDP_PORT" -T fields -E separator='|' \
+# semantic_fields PCAP FIELDS: one '|'-separated line per MRC frame.
+semantic_fields() {
+	ws_fields "$1" "udp.port == $MRC_DEFAULT_UDP_PORT" \
 		-e frame.number -e ip.src -e mrc.opcode -e mrc.psn \
 		-e mrc.meth.msn -e mrc.reth.rkey -e mrc.aeth.syndrome \
 		-e mrc.aeth.msn -e mrc.seth.cack_psn -e mrc.seth.sacked \
@@ -212,7 +204,7 @@ case_bad_rkey() {
 	[ -n "$bad_rkey" ] || fail "no 'WR2 rkey' line in the client's output"
 
 	log "== decoding the capture with tshark -X lua_script:mrc.lua"
-	bounded "$TSHARK_SECS" decode "$pcap" "$fields" ||
+	bounded "$TSHARK_SECS" semantic_fields "$pcap" "$fields" ||
 		fail "tshark did not finish in ${TSHARK_SECS}s"
 	if [ "$BOUNDED_RC" -ne 0 ]; then
 		bounded_output

@@ -18,6 +18,8 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/lib.sh"
 # shellcheck source=SCRIPTDIR/xfer_lib.sh
 . "$SELF_DIR/xfer_lib.sh"
+# shellcheck source=SCRIPTDIR/cap_lib.sh
+. "$SELF_DIR/cap_lib.sh"
 mrc_test_init
 
 WS_DIR=$MRC_REPO/tools/wireshark
@@ -59,19 +61,14 @@ capture_out=$(bg_out capture)
 bg_start capture ip netns exec "$XFER_NS_B" tcpdump -i "$XFER_NETDEV" -n \
 	-s "$SNAPLEN" -B "$CAPTURE_BUFFER_KIB" --immediate-mode -U -w "$pcap" \
 	"udp port $MRC_DEFAULT_UDP_PORT or icmp"
-capturing() { grep -q 'listening on' "$capture_out"; }
-wait_until "tcpdump listening" "$WAIT_TIMEOUT" capturing
+wait_until "tcpdump listening" "$WAIT_TIMEOUT" capturing capture
 
 xfer capture "$XFER_SECS" --size "$SIZE" --iters 1 --psn "$FIRST_PSN"
 
 # A ping after the transfer: once tcpdump has written it, it has written
 # every packet of the transfer.
 run ip netns exec "$XFER_NS_A" ping -c 1 -W 5 "$XFER_SERVER_IP"
-marker_written() {
-	bounded "$CMD_TIMEOUT" tcpdump -n -r "$pcap" icmp &&
-		grep -q 'ICMP echo request' "$BOUNDED_OUT"
-}
-wait_until "the marker ping in the capture" "$CAPTURE_SECS" marker_written
+wait_until "the marker ping in the capture" "$CAPTURE_SECS" marker_written "$pcap"
 tcpdump_pid=$(ps -o pid= --ppid "${BG_PID[capture]}" | tr -d ' ')
 [ -n "$tcpdump_pid" ] || fail "tcpdump is not running"
 kill -INT "$tcpdump_pid"
@@ -82,15 +79,14 @@ grep -q '^0 packets dropped by kernel' "$capture_out" ||
 
 log "== decoding with tshark -X lua_script:mrc.lua"
 fields=$MRC_TMP/fields
-decode() {
-	tshark -n -r "$pcap" -X lua_script:"$WS_DIR/mrc.lua" \
-		-Y "udp.port == $MRC_DEFAULT_UDP_PORT" -T fields -E separator='|' \
+transfer_fields() {
+	ws_fields "$pcap" "udp.port == $MRC_DEFAULT_UDP_PORT" \
 		-e frame.number -e ip.src -e udp.srcport -e mrc.opcode \
 		-e mrc.psn -e mrc.rtx -e ip.dsfield.dscp -e ip.dsfield.ecn \
 		-e mrc.icrc.status -e mrc.malformed -e _ws.lua.error \
 		-e mrc.not_mrc >"$fields"
 }
-bounded "$TSHARK_SECS" decode || fail "tshark did not finish in ${TSHARK_SECS}s"
+bounded "$TSHARK_SECS" transfer_fields || fail "tshark did not finish in ${TSHARK_SECS}s"
 if [ "$BOUNDED_RC" -ne 0 ]; then
 	bounded_output
 	fail "tshark exit status $BOUNDED_RC"

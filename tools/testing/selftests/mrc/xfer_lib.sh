@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 #
 # Helpers of the data-path tests (xfer_test.sh, loss_test.sh,
-# perftest_test.sh, wireshark_test.sh).  Source lib.sh first.
+# perftest_test.sh, wireshark_test.sh, ev_test.sh, path_test.sh, ...).
+# Source lib.sh first.
 #
 #   xfer_fabric hosts|routed  two hosts h1, h2 (scripts/fabric), the mrc
 #                             device mrcA on h1's eth0 and mrcB on h2's,
@@ -11,6 +12,8 @@
 #   xfer NAME SECS [OPT...]   mrc_xfer server on h2, client on h1 with OPTs,
 #                             both bounded; fails unless both print
 #                             "RESULT ok"
+#   xfer_async NAME SECS [OPT...], xfer_async_ok NAME SECS, expect_xfer
+#                             the same in the background
 #   counters_snap TAG         every counter of both devices, kept as TAG
 #   counter_delta T1 T2 DEV NAME   NAME of DEV at T2 minus at T1
 #   counter_at TAG DEV NAME   NAME of DEV in snapshot TAG
@@ -201,6 +204,49 @@ xfer() {
 	fi
 	log "ok $name ($((SECONDS - start))s): client ${XFER_CLIENT_RESULT#RESULT }"
 	log "    server ${XFER_SERVER_RESULT#RESULT }"
+}
+
+# has_gid DEV IPV4: DEV's table has the RoCE v2 GID of IPV4.
+has_gid() { gid_index_of "$@" >/dev/null; }
+
+# --- mrc_xfer in the background ---------------------------------------------
+
+# xfer_async NAME SECS [CLIENT_OPT...]: xfer_try as background job
+# NAME.xfer; xfer_async_ok NAME SECS waits up to SECS for it (then kills
+# it), sets XFER_CLIENT_RESULT / XFER_SERVER_RESULT and tells whether it
+# succeeded.
+xfer_async() {
+	bg_start "$1.xfer" xfer_try "$@"
+	XFER_CLIENT_OUT=$(bg_out "$1.client")
+	XFER_SERVER_OUT=$(bg_out "$1.server")
+}
+
+xfer_async_ok() {
+	if ! bg_wait "$1.xfer" "$2"; then
+		log "    mrc_xfer $1 still running after $2 s: killed"
+		bg_kill "$1.xfer"
+	fi
+	XFER_CLIENT_RESULT=
+	XFER_SERVER_RESULT=
+	[ ! -f "$XFER_CLIENT_OUT" ] || XFER_CLIENT_RESULT=$(result_of "$XFER_CLIENT_OUT")
+	[ ! -f "$XFER_SERVER_OUT" ] || XFER_SERVER_RESULT=$(result_of "$XFER_SERVER_OUT")
+	bg_done "$1.xfer" && [ "$(bg_rc "$1.xfer")" = 0 ]
+}
+
+# expect_xfer WHAT NAME SECS: ok if xfer_async NAME succeeds within SECS.
+expect_xfer() {
+	if xfer_async_ok "$2" "$3"; then
+		ok "$1: ${XFER_CLIENT_RESULT#RESULT }"
+	else
+		xfer_show || true
+		not_ok "$1: mrc_xfer failed (client '$XFER_CLIENT_RESULT'," \
+			"server '$XFER_SERVER_RESULT')"
+	fi
+}
+
+# xfer_running NAME: xfer_async NAME has not ended yet.
+xfer_running() {
+	! bg_done "$1.xfer"
 }
 
 # --- tc in the routed fabric's router ------------------------------------------
