@@ -38,6 +38,7 @@
 /* A batch in flight: at most one per device, found by device index. */
 struct mrc_ep_batch {
 	struct mrc_ep_req *reqs;	/* the caller's; outcomes written here */
+	struct sk_buff **skbs;		/* each request's, until it is sent */
 	u64 *sent_ns;			/* when each request left */
 	u16 *sent_ts;			/* ... and its ERTH timestamp */
 	unsigned int n;
@@ -494,40 +495,24 @@ static struct sk_buff *mrc_ep_build_req(struct mrc_dev *dev, u8 op,
 	return skb;
 }
 
-/**
- * mrc_ep_batch - send a batch of endpoint requests and wait for responses
- * @dev: the sending device
- * @op_type: MRC_EP_OP_TYPE_* (uapi), the same for every request
- * @dscp: DSCP of the requests
- * @timeout_ns: how long to wait for the responses
- * @reqs: the requests; their outcome fields are filled in
- * @n: how many
- * @extack: why the batch was refused
- *
- * Process context; sleeps.  Returns 0 when the batch was sent (requests
- * not answered in time have answered == false), -EINVAL / -E2BIG for bad
- * requests, -EAGAIN when another batch of @dev is in flight, -ENOMEM, or
- * -EINTR when a signal ended the wait.
+/*
+ * Check a batch's parameters and requests; clear the requests' outcomes.
+ * Returns 0 and the wire op in @op, or why the batch is refused.
  */
-int mrc_ep_batch(struct mrc_dev *dev, u32 op_type, u8 dscp, u64 timeout_ns,
-		 struct mrc_ep_req *reqs, unsigned int n,
-		 struct netlink_ext_ack *extack)
+static int mrc_ep_batch_check(struct mrc_dev *dev, u32 op_type, u8 dscp,
+			      u64 timeout_ns, struct mrc_ep_req *reqs,
+			      unsigned int n, u8 *op,
+			      struct netlink_ext_ack *extack)
 {
-	struct mrc_xmit_addr addr;
-	struct sk_buff **skbs;
-	struct mrc_ep_batch *b;
-	unsigned long wait;
 	unsigned int i;
-	long left;
-	u8 op;
 	int err;
 
 	switch (op_type) {
 	case MRC_EP_OP_TYPE_EV_PROBE:
-		op = MRC_EP_WIRE_EV_PROBE;
+		*op = MRC_EP_WIRE_EV_PROBE;
 		break;
 	case MRC_EP_OP_TYPE_PORT_STATUS_UPDATE:
-		op = MRC_EP_WIRE_PORT_STATUS;
+		*op = MRC_EP_WIRE_PORT_STATUS;
 		break;
 	default:
 		NL_SET_ERR_MSG(extack, "unknown endpoint operation type");
@@ -559,49 +544,71 @@ int mrc_ep_batch(struct mrc_dev *dev, u32 op_type, u8 dscp, u64 timeout_ns,
 		reqs[i].adj_svc_time = 0;
 		reqs[i].order = 0;
 	}
+	return 0;
+}
+
+static void mrc_ep_batch_free(struct mrc_ep_batch *b)
+{
+	unsigned int i;
+
+	if (!b)
+		return;
+	if (b->skbs)
+		for (i = 0; i < b->n; i++)
+			kfree_skb(b->skbs[i]);
+	kfree(b->skbs);
+	kfree(b->sent_ns);
+	kfree(b->sent_ts);
+	kfree(b);
+}
+
+/* A batch of @n requests of wire op @op, every packet built. */
+static struct mrc_ep_batch *mrc_ep_batch_alloc(struct mrc_dev *dev, u8 op,
+					       struct mrc_ep_req *reqs,
+					       unsigned int n)
+{
+	struct mrc_ep_batch *b;
+	unsigned int i;
 
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
-	skbs = kcalloc(n, sizeof(*skbs), GFP_KERNEL);
-	if (!b || !skbs) {
-		err = -ENOMEM;
-		goto out_free;
-	}
-	b->sent_ns = kcalloc(n, sizeof(*b->sent_ns), GFP_KERNEL);
-	b->sent_ts = kcalloc(n, sizeof(*b->sent_ts), GFP_KERNEL);
-	if (!b->sent_ns || !b->sent_ts) {
-		err = -ENOMEM;
-		goto out_free;
-	}
+	if (!b)
+		return NULL;
 	b->reqs = reqs;
 	b->n = n;
 	b->op = op;
 	init_waitqueue_head(&b->wq);
+	b->skbs = kcalloc(n, sizeof(*b->skbs), GFP_KERNEL);
+	b->sent_ns = kcalloc(n, sizeof(*b->sent_ns), GFP_KERNEL);
+	b->sent_ts = kcalloc(n, sizeof(*b->sent_ts), GFP_KERNEL);
+	if (!b->skbs || !b->sent_ns || !b->sent_ts)
+		goto err;
 	for (i = 0; i < n; i++) {
-		skbs[i] = mrc_ep_build_req(dev, op, &reqs[i]);
-		if (!skbs[i]) {
-			err = -ENOMEM;
-			goto out_skbs;
-		}
+		b->skbs[i] = mrc_ep_build_req(dev, op, &reqs[i]);
+		if (!b->skbs[i])
+			goto err;
 	}
+	return b;
+err:
+	mrc_ep_batch_free(b);
+	return NULL;
+}
 
-	err = xa_insert_bh(&mrc_ep_batches, dev->ibdev.index, b, GFP_KERNEL);
-	if (err) {
-		if (err == -EBUSY) {
-			NL_SET_ERR_MSG(extack,
-				       "another endpoint batch of this device is in flight");
-			err = -EAGAIN;
-		}
-		goto out_skbs;
-	}
+/* Send every request of published batch @b, each stamped as it leaves. */
+static void mrc_ep_batch_send(struct mrc_dev *dev, struct mrc_ep_batch *b,
+			      u8 dscp)
+{
+	struct mrc_xmit_addr addr;
+	unsigned int i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < b->n; i++) {
+		struct mrc_ep_req *req = &b->reqs[i];
 		struct mrc_erth *erth;
 
-		addr.sgid = &reqs[i].sgid;
-		addr.dgid = &reqs[i].dgid;
-		addr.net_type = mrc_gid_is_v4(&reqs[i].sgid) ?
+		addr.sgid = &req->sgid;
+		addr.dgid = &req->dgid;
+		addr.net_type = mrc_gid_is_v4(&req->sgid) ?
 				RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
-		erth = (struct mrc_erth *)(skbs[i]->data + MRC_BTH_LEN);
+		erth = (struct mrc_erth *)(b->skbs[i]->data + MRC_BTH_LEN);
 		/* Ordered before the xmit, and so before its response. */
 		xa_lock_bh(&mrc_ep_batches);
 		b->sent_ts[i] = mrc_ts_now();
@@ -610,10 +617,57 @@ int mrc_ep_batch(struct mrc_dev *dev, u32 op_type, u8 dscp, u64 timeout_ns,
 		erth->tx_ts = htons(b->sent_ts[i]);
 		mrc_counter_inc(dev, MRC_CNT_EP_REQS_SENT);
 		local_bh_disable();
-		mrc_net_xmit_addr(dev, &addr, skbs[i], &reqs[i].ev, dscp, false);
+		mrc_net_xmit_addr(dev, &addr, b->skbs[i], &req->ev, dscp,
+				  false);
 		local_bh_enable();
-		skbs[i] = NULL;
+		b->skbs[i] = NULL;
 	}
+}
+
+/**
+ * mrc_ep_batch - send a batch of endpoint requests and wait for responses
+ * @dev: the sending device
+ * @op_type: MRC_EP_OP_TYPE_* (uapi), the same for every request
+ * @dscp: DSCP of the requests
+ * @timeout_ns: how long to wait for the responses
+ * @reqs: the requests; their outcome fields are filled in
+ * @n: how many
+ * @extack: why the batch was refused
+ *
+ * Process context; sleeps.  Returns 0 when the batch was sent (requests
+ * not answered in time have answered == false), -EINVAL / -E2BIG for bad
+ * requests, -EAGAIN when another batch of @dev is in flight, -ENOMEM, or
+ * -EINTR when a signal ended the wait.
+ */
+int mrc_ep_batch(struct mrc_dev *dev, u32 op_type, u8 dscp, u64 timeout_ns,
+		 struct mrc_ep_req *reqs, unsigned int n,
+		 struct netlink_ext_ack *extack)
+{
+	struct mrc_ep_batch *b;
+	unsigned long wait;
+	unsigned int i;
+	long left;
+	int err;
+	u8 op;
+
+	err = mrc_ep_batch_check(dev, op_type, dscp, timeout_ns, reqs, n, &op,
+				 extack);
+	if (err)
+		return err;
+	b = mrc_ep_batch_alloc(dev, op, reqs, n);
+	if (!b)
+		return -ENOMEM;
+
+	err = xa_insert_bh(&mrc_ep_batches, dev->ibdev.index, b, GFP_KERNEL);
+	if (err) {
+		if (err == -EBUSY) {
+			NL_SET_ERR_MSG(extack,
+				       "another endpoint batch of this device is in flight");
+			err = -EAGAIN;
+		}
+		goto out;
+	}
+	mrc_ep_batch_send(dev, b, dscp);
 
 	wait = max_t(unsigned long, nsecs_to_jiffies(timeout_ns), 1);
 	left = wait_event_interruptible_timeout(b->wq,
@@ -624,7 +678,7 @@ int mrc_ep_batch(struct mrc_dev *dev, u32 op_type, u8 dscp, u64 timeout_ns,
 	if (left == -ERESTARTSYS) {
 		NL_SET_ERR_MSG(extack, "interrupted while waiting for responses");
 		err = -EINTR;
-		goto out_free;
+		goto out;
 	}
 
 	for (i = 0; i < n; i++) {
@@ -635,18 +689,7 @@ int mrc_ep_batch(struct mrc_dev *dev, u32 op_type, u8 dscp, u64 timeout_ns,
 		if (op == MRC_EP_WIRE_EV_PROBE)
 			mrc_ev_probe_ok(dev, &reqs[i].dgid, &reqs[i].ev);
 	}
-	err = 0;
-	goto out_free;
-
-out_skbs:
-	for (i = 0; i < n; i++)
-		kfree_skb(skbs[i]);
-out_free:
-	if (b) {
-		kfree(b->sent_ns);
-		kfree(b->sent_ts);
-	}
-	kfree(b);
-	kfree(skbs);
+out:
+	mrc_ep_batch_free(b);
 	return err;
 }

@@ -500,6 +500,49 @@ static void mrc_qp_store_attr(struct mrc_qp *qp, const struct ib_qp_attr *attr,
 		cur->en_sqd_async_notify = attr->en_sqd_async_notify;
 }
 
+/*
+ * What entering state @next from @cur does; dp.lock held, qp->state
+ * already @next.  @win: the windows' state allocated for the transition,
+ * swapped in (or, in RESET, what the QP held is handed back in it).
+ */
+static void mrc_qp_enter(struct mrc_qp *qp, enum ib_qp_state cur,
+			 enum ib_qp_state next, struct mrc_qp_win *win)
+{
+	switch (next) {
+	case IB_QPS_RESET:
+		mrc_qp_discard(qp);
+		/* Nothing reads the windows in RESET: given back below. */
+		mrc_qp_win_free(win);
+		mrc_qp_win_take(qp, win);
+		break;
+	case IB_QPS_RTR:
+		if (cur == IB_QPS_INIT) {
+			mrc_resp_win_swap(qp, win);
+			mrc_ev_qp_load(qp);
+			mrc_resp_start(qp);
+		}
+		break;
+	case IB_QPS_RTS:
+		if (cur == IB_QPS_RTR) {
+			mrc_req_win_swap(qp, win);
+			mrc_req_start(qp);
+		}
+		mrc_req_update_rto(qp);
+		break;
+	case IB_QPS_SQD:
+		if (cur != IB_QPS_SQD && qp->attr.en_sqd_async_notify &&
+		    qp->dp.una == qp->dp.psn_next)
+			mrc_qp_event(qp, IB_EVENT_SQ_DRAINED);
+		break;
+	case IB_QPS_ERR:
+		mrc_flush_sq(qp);
+		mrc_flush_rq(qp);
+		break;
+	default:
+		break;
+	}
+}
+
 int mrc_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_udata *udata)
 {
@@ -568,39 +611,7 @@ int mrc_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	    next != IB_QPS_ERR)
 		mrc_ev_qp_load(qp);
 	qp->state = next;
-	switch (next) {
-	case IB_QPS_RESET:
-		mrc_qp_discard(qp);
-		/* Nothing reads the windows in RESET: given back below. */
-		mrc_qp_win_free(&win);
-		mrc_qp_win_take(qp, &win);
-		break;
-	case IB_QPS_RTR:
-		if (cur == IB_QPS_INIT) {
-			mrc_resp_win_swap(qp, &win);
-			mrc_ev_qp_load(qp);
-			mrc_resp_start(qp);
-		}
-		break;
-	case IB_QPS_RTS:
-		if (cur == IB_QPS_RTR) {
-			mrc_req_win_swap(qp, &win);
-			mrc_req_start(qp);
-		}
-		mrc_req_update_rto(qp);
-		break;
-	case IB_QPS_SQD:
-		if (cur != IB_QPS_SQD && qp->attr.en_sqd_async_notify &&
-		    qp->dp.una == qp->dp.psn_next)
-			mrc_qp_event(qp, IB_EVENT_SQ_DRAINED);
-		break;
-	case IB_QPS_ERR:
-		mrc_flush_sq(qp);
-		mrc_flush_rq(qp);
-		break;
-	default:
-		break;
-	}
+	mrc_qp_enter(qp, cur, next, &win);
 	spin_unlock_bh(&qp->dp.lock);
 	if (next == IB_QPS_RTS)
 		mrc_req_kick(qp);
