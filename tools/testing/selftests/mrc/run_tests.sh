@@ -28,6 +28,8 @@ export MRC_REPO=$REPO
 . "$SELF_DIR/lib.sh"
 
 TEST_LIST=$SELF_DIR/tests.list
+# What scripts/fabric records of the fabric it built.
+FABRIC_STATE=/run/mrc-fabric/namespaces
 DEFAULT_TIMEOUT=180
 MODULE_UNLOAD_TIMEOUT=60
 STATE_CMD_TIMEOUT=30
@@ -248,6 +250,14 @@ check_clean() {
 	if [ "$res" != "$BASE_RES" ]; then
 		echo "# leak: rdma res differs from the baseline:"
 		printf '%s\n' "$res" | comment
+		bad=1
+	fi
+	# A fabric whose builder was killed (a timeout) has its namespaces
+	# and its record left: without the record gone too, every later test
+	# would find "a fabric exists already".
+	if [ -s "$FABRIC_STATE" ]; then
+		echo "# leak: a fabric (scripts/fabric) still exists"
+		state_cmd "$REPO/scripts/fabric" clean
 		bad=1
 	fi
 	for item in $(added "$BASE_NETNS" "$(netns_names)"); do
