@@ -296,7 +296,8 @@ secs=$(((ms + 999) / 1000))
 # may also have dropped some of the transfer's packets: a lower bound).
 counted() {
 	stack=$(($(softnet_drops) - sn0))
-	got=$(($(hwc "$XFER_DEV_A" ep_reqs_rcvd) - req0 + $(hwc "$XFER_DEV_A" ep_drop_rate) - drop0))
+	got=$(($(hwc "$XFER_DEV_A" ep_reqs_rcvd) - req0 +
+		$(hwc "$XFER_DEV_A" ep_drop_rate) - drop0))
 	[ "$got" -ge $((FLOOD - stack)) ]
 }
 wait_until "every update that reached mrcA counted" "$WAIT_TIMEOUT" counted

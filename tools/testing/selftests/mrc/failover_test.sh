@@ -188,8 +188,7 @@ common() {
 # TCG guest tens of seconds, more on a loaded host (a bound, not a figure).
 PCAP_SECS=600
 
-# --- captures: started by name (cap_start, cap_lib.sh), each ended by a
-# marker ping it must hold ---
+# --- captures: started by name (cap_start), each ended by a marker ping ---
 
 # cap_stop NAME [NS]: a marker ping from NS (to h2 over the management
 # link, which NAME must see); stop NAME once it holds it (without NS, at
