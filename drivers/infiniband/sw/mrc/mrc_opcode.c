@@ -143,31 +143,33 @@ unsigned int mrc_op_hdr_len(u8 op, bool tsh)
  * mrc_opcode_parse - find the headers @pkt's opcode says it has
  * @pkt: opcode, BTH and hdr_len set; its headers in the skb's head
  *
- * Sets @pkt->h and, for a request, the payload's offset and length.
- * Returns false when the packet is too short for them (or, for an opcode
- * of fixed length, not exactly as long), or its pad does not fit.
+ * Sets @pkt->h and, for a request, the payload's offset and length
+ * (pointers only: nothing past the BTH is read here).  Returns false when
+ * the packet is too short for them (or, for an opcode of fixed length,
+ * not exactly as long), or its pad does not fit; @pkt->h is then not to
+ * be used.
  */
 bool mrc_opcode_parse(struct mrc_pkt *pkt)
 {
 	const struct mrc_opcode_info *row = &mrc_opcodes[pkt->opcode];
-	bool tsh = pkt->ack_flags & MRC_BTH_TSH;
-	unsigned int need = mrc_op_hdr_len(pkt->opcode, tsh);
 	unsigned long hdrs = row->hdrs;
-	unsigned int id, pad = 0;
-	u8 *p = (u8 *)(pkt->bth + 1);
+	u8 *start = (u8 *)(pkt->bth + 1), *p = start;
+	unsigned int id, need, pad = 0;
 
+	if (!(pkt->ack_flags & MRC_BTH_TSH))
+		hdrs &= ~MRC_HDR(TSETH);
+	/* One pass: where each header is, and so how long they are. */
+	for_each_set_bit(id, &hdrs, MRC_NUM_HDRS) {
+		pkt->h.at[id] = p;
+		p += mrc_hdr_lens[id];
+	}
+	need = p - start;
 	if (row->flags & MRC_OPF_PAYLOAD)
 		pad = mrc_bth_padcnt(pkt->bth);
 	if (pkt->hdr_len < need + pad)
 		return false;
 	if ((row->flags & MRC_OPF_EXACT) && pkt->hdr_len != need)
 		return false;
-	if (!tsh)
-		hdrs &= ~MRC_HDR(TSETH);
-	for_each_set_bit(id, &hdrs, MRC_NUM_HDRS) {
-		pkt->h.at[id] = p;
-		p += mrc_hdr_lens[id];
-	}
 	if (row->flags & MRC_OPF_PAYLOAD) {
 		pkt->payload = p - pkt->skb->data;
 		pkt->paylen = pkt->hdr_len - need - pad;
