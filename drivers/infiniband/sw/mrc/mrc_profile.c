@@ -229,6 +229,26 @@ static int mrc_state_target(u32 cur, struct nlattr *state,
 	return 0;
 }
 
+/*
+ * May a profile bound to @qp_count QPs, the device's default or not, go
+ * from ONLINE to OFFLINE (@state: the attribute asking)?
+ */
+static int mrc_prof_leave_online(u32 qp_count, bool is_default,
+				 struct nlattr *state,
+				 struct netlink_ext_ack *extack)
+{
+	if (qp_count) {
+		NL_SET_ERR_MSG_ATTR(extack, state, "QPs are bound to the profile");
+		return -EBUSY;
+	}
+	if (is_default) {
+		NL_SET_ERR_MSG_ATTR(extack, state,
+				    "the profile is the device's default");
+		return -EBUSY;
+	}
+	return 0;
+}
+
 /* The first of @types present in @tb, or NULL. */
 static struct nlattr *mrc_first_attr(struct nlattr **tb, const int *types,
 				     unsigned int n)
@@ -275,6 +295,86 @@ static int mrc_fmt_parse_fields(struct genl_info *info,
 	return 0;
 }
 
+/*
+ * What a format profile's state allows a set request (@change: the first
+ * attribute that changes it): deleted going to INIT (returns 1: done),
+ * only its state while ONLINE, room for a new one.
+ */
+static int mrc_fmt_set_state(struct mrc_ctl *ctl, struct mrc_fmt_profile *p,
+			     u32 cur, u32 target, struct nlattr *change,
+			     struct netlink_ext_ack *extack)
+{
+	if (target == MRC_PROFILE_STATE_INIT) {
+		if (change) {
+			NL_SET_ERR_MSG_ATTR(extack, change,
+					    "a profile in or going to INIT takes no attributes");
+			return -EINVAL;
+		}
+		if (!p)
+			return 1;
+		if (p->users) {
+			NL_SET_ERR_MSG(extack, "EV profiles out of INIT use this format");
+			return -EBUSY;
+		}
+		list_del(&p->node);
+		ctl->nfmts--;
+		kfree(p);
+		return 1;
+	}
+	if (cur == MRC_PROFILE_STATE_ONLINE && change) {
+		NL_SET_ERR_MSG_ATTR(extack, change,
+				    "an ONLINE format profile changes only its state");
+		return -EINVAL;
+	}
+	if (!p && ctl->nfmts >= MRC_CTL_MAX_FMT_PROFILES) {
+		NL_SET_ERR_MSG(extack, "the device has no room for another format profile");
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* The configuration @c (the profile's, or empty) a set request makes. */
+static int mrc_fmt_set_cfg(struct genl_info *info, bool exists, u32 target,
+			   struct mrc_fmt_cfg *c)
+{
+	struct nlattr *mode = info->attrs[MRC_A_EV_FMT_PROFILE_MODE];
+	struct nlattr *fields = info->attrs[MRC_A_EV_FMT_PROFILE_FIELD];
+	struct netlink_ext_ack *extack = info->extack;
+	u32 width;
+	int err;
+
+	if (mode) {
+		c->mode = nla_get_u32(mode);
+		if (hweight32(c->mode) != 1) {
+			NL_SET_ERR_MSG_ATTR(extack, mode,
+					    "mode must be exactly one format mode");
+			return -EINVAL;
+		}
+	} else if (!exists) {
+		NL_SET_ERR_MSG(extack, "mode is required to leave INIT");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_FMT_PROFILE_MODE);
+		return -EINVAL;
+	}
+	if (fields) {
+		err = mrc_fmt_parse_fields(info, c);
+		if (err)
+			return err;
+	}
+	width = mrc_fmt_width(c);
+	if (width > mrc_fmt_mode_bits(c->mode) ||
+	    width > MRC_CTL_EV_MAX_WIDTH) {
+		NL_SET_ERR_MSG_ATTR(extack, fields ?: mode,
+				    "the field widths add up to more than the mode allows");
+		return -E2BIG;
+	}
+	if (target == MRC_PROFILE_STATE_ONLINE && !c->nfields) {
+		NL_SET_ERR_MSG(extack, "fields are required to go ONLINE");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_FMT_PROFILE_FIELD);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int mrc_profile_fmt_set(struct mrc_dev *dev, struct genl_info *info)
 {
 	struct netlink_ext_ack *extack = info->extack;
@@ -283,11 +383,9 @@ int mrc_profile_fmt_set(struct mrc_dev *dev, struct genl_info *info)
 		MRC_A_EV_FMT_PROFILE_MODE, MRC_A_EV_FMT_PROFILE_FIELD,
 	};
 	struct mrc_ctl *ctl = dev->ctl;
-	struct nlattr *change = mrc_first_attr(tb, changes,
-					       ARRAY_SIZE(changes));
 	struct mrc_fmt_profile *p;
 	struct mrc_fmt_cfg c = {};
-	u32 cur, target, width;
+	u32 cur, target;
 	u64 id;
 	int err;
 
@@ -300,77 +398,17 @@ int mrc_profile_fmt_set(struct mrc_dev *dev, struct genl_info *info)
 	cur = p ? p->cfg.state : MRC_PROFILE_STATE_INIT;
 	err = mrc_state_target(cur, tb[MRC_A_EV_FMT_PROFILE_STATE],
 			       tb[MRC_A_EV_FMT_PROFILE_CUR_STATE], &target,
-			       extack);
+			       extack) ?:
+	      mrc_fmt_set_state(ctl, p, cur, target,
+				mrc_first_attr(tb, changes, ARRAY_SIZE(changes)),
+				extack);
 	if (err)
 		goto out;
-
-	if (target == MRC_PROFILE_STATE_INIT) {
-		if (change) {
-			NL_SET_ERR_MSG_ATTR(extack, change,
-					    "a profile in or going to INIT takes no attributes");
-			err = -EINVAL;
-			goto out;
-		}
-		if (!p)
-			goto out;
-		if (p->users) {
-			NL_SET_ERR_MSG(extack, "EV profiles out of INIT use this format");
-			err = -EBUSY;
-			goto out;
-		}
-		list_del(&p->node);
-		ctl->nfmts--;
-		kfree(p);
-		goto out;
-	}
-
-	if (cur == MRC_PROFILE_STATE_ONLINE && change) {
-		NL_SET_ERR_MSG_ATTR(extack, change,
-				    "an ONLINE format profile changes only its state");
-		err = -EINVAL;
-		goto out;
-	}
-	if (!p && ctl->nfmts >= MRC_CTL_MAX_FMT_PROFILES) {
-		NL_SET_ERR_MSG(extack, "the device has no room for another format profile");
-		err = -ENOSPC;
-		goto out;
-	}
-
 	if (p)
 		c = p->cfg;
-	if (tb[MRC_A_EV_FMT_PROFILE_MODE]) {
-		c.mode = nla_get_u32(tb[MRC_A_EV_FMT_PROFILE_MODE]);
-		if (hweight32(c.mode) != 1) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_FMT_PROFILE_MODE],
-					    "mode must be exactly one format mode");
-			err = -EINVAL;
-			goto out;
-		}
-	} else if (!p) {
-		NL_SET_ERR_MSG(extack, "mode is required to leave INIT");
-		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_FMT_PROFILE_MODE);
-		err = -EINVAL;
+	err = mrc_fmt_set_cfg(info, p, target, &c);
+	if (err)
 		goto out;
-	}
-	if (tb[MRC_A_EV_FMT_PROFILE_FIELD]) {
-		err = mrc_fmt_parse_fields(info, &c);
-		if (err)
-			goto out;
-	}
-	width = mrc_fmt_width(&c);
-	if (width > mrc_fmt_mode_bits(c.mode) || width > MRC_CTL_EV_MAX_WIDTH) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_FMT_PROFILE_FIELD] ?:
-				    tb[MRC_A_EV_FMT_PROFILE_MODE],
-				    "the field widths add up to more than the mode allows");
-		err = -E2BIG;
-		goto out;
-	}
-	if (target == MRC_PROFILE_STATE_ONLINE && !c.nfields) {
-		NL_SET_ERR_MSG(extack, "fields are required to go ONLINE");
-		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_FMT_PROFILE_FIELD);
-		err = -EINVAL;
-		goto out;
-	}
 	if (cur == MRC_PROFILE_STATE_ONLINE &&
 	    target == MRC_PROFILE_STATE_OFFLINE && p->online_users) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_FMT_PROFILE_STATE],
@@ -393,7 +431,7 @@ int mrc_profile_fmt_set(struct mrc_dev *dev, struct genl_info *info)
 	p->cfg = c;
 out:
 	mutex_unlock(&ctl->lock);
-	return err;
+	return err < 0 ? err : 0;
 }
 
 static int mrc_fmt_fill(struct sk_buff *skb, struct mrc_dev *dev,
@@ -690,8 +728,8 @@ static bool mrc_slot_match(const struct mrc_evp_slot *s, const u8 *val,
 }
 
 /* The EV an entry names by value (attribute @vtype) and port (@ptype). */
-static int mrc_entry_ev(struct nlattr **etb, struct nlattr *nest, int vtype,
-			int ptype, u8 *val, u8 *len, u8 *port,
+static int mrc_entry_ev(struct nlattr *const *etb, struct nlattr *nest,
+			int vtype, int ptype, u8 *val, u8 *len, u8 *port,
 			struct netlink_ext_ack *extack)
 {
 	if (!etb[vtype] || !etb[ptype]) {
@@ -706,23 +744,39 @@ static int mrc_entry_ev(struct nlattr **etb, struct nlattr *nest, int vtype,
 	return 0;
 }
 
-/*
- * Apply one REPLACE or MODIFY_STATE entry to @slots (@n of them) of a
- * profile configured as @c.  *@changed is set when a slot changed.
- */
-static int mrc_ev_op_apply(struct mrc_dev *dev, const struct mrc_ev_cfg *c,
-			   u32 op, struct nlattr *nest,
-			   struct mrc_evp_slot *slots, u32 n,
-			   struct netlink_ext_ack *extack)
+/* One entry of a set request's EV operation, parsed. */
+struct mrc_ev_entry {
+	struct nlattr *tb[MRC_A_EV_ENTRY_MAX + 1];
+	struct nlattr *nest;
+	u32 state;			/* good or denied */
+	u32 first;			/* the first slot it names */
+	bool all;			/* ... and every other slot holding it */
+	u8 val[MRC_EV_MAX_BYTES];	/* the EV it names, if by value */
+	u8 len;
+	u8 port;
+};
+
+/* Does slot @i hold the EV entry @e names? */
+static bool mrc_ev_entry_names(const struct mrc_ev_entry *e,
+			       const struct mrc_evp_slot *slots, u32 i)
 {
-	struct nlattr *etb[MRC_A_EV_ENTRY_MAX + 1];
-	u8 val[MRC_EV_MAX_BYTES], nval[MRC_EV_MAX_BYTES];
-	u8 len, nlen, port, nport;
-	struct mrc_path path = {};
-	bool all, found = false;
-	u32 i, first, state;
+	if (i == e->first)
+		return true;
+	return e->all && mrc_slot_match(&slots[i], e->val, e->port);
+}
+
+/*
+ * Parse entry @nest of an @op request into @e: its state, and the slots
+ * it names (by index, or by value and port) among @slots (@n of them).
+ */
+static int mrc_ev_entry_parse(struct mrc_ev_entry *e, struct nlattr *nest,
+			      u32 op, const struct mrc_evp_slot *slots, u32 n,
+			      struct netlink_ext_ack *extack)
+{
+	struct nlattr **etb = e->tb;
 	int err;
 
+	e->nest = nest;
 	err = nla_parse_nested(etb, MRC_A_EV_ENTRY_MAX, nest,
 			       mrc_nl_ev_entry_policy, extack);
 	if (err)
@@ -732,59 +786,74 @@ static int mrc_ev_op_apply(struct mrc_dev *dev, const struct mrc_ev_cfg *c,
 		NL_SET_ERR_ATTR_MISS(extack, nest, MRC_A_EV_ENTRY_STATE);
 		return -EINVAL;
 	}
-	state = nla_get_u32(etb[MRC_A_EV_ENTRY_STATE]);
-	if (state != MRC_EV_STATE_GOOD && state != MRC_EV_STATE_DENIED) {
+	e->state = nla_get_u32(etb[MRC_A_EV_ENTRY_STATE]);
+	if (e->state != MRC_EV_STATE_GOOD && e->state != MRC_EV_STATE_DENIED) {
 		NL_SET_ERR_MSG_ATTR(extack, etb[MRC_A_EV_ENTRY_STATE],
 				    "the controller sets only good or denied");
 		return -EINVAL;
 	}
 
-	/* The slots the entry names: by index, or by value and port. */
 	if (etb[MRC_A_EV_ENTRY_INDEX]) {
-		first = nla_get_u32(etb[MRC_A_EV_ENTRY_INDEX]);
-		if (first >= n) {
-			NL_SET_ERR_MSG_ATTR(extack, etb[MRC_A_EV_ENTRY_INDEX],
-					    "no such slot");
-			return -ENOENT;
-		}
-		all = false;
-	} else {
-		err = mrc_entry_ev(etb, nest, MRC_A_EV_ENTRY_VALUE,
-				   MRC_A_EV_ENTRY_PORT, val, &len, &port,
-				   extack);
-		if (err)
-			return err;
-		for (first = 0; first < n; first++)
-			if (mrc_slot_match(&slots[first], val, port))
-				break;
-		if (first == n) {
-			NL_SET_ERR_MSG_ATTR(extack, nest,
-					    "the profile has no such EV");
-			return -ENOENT;
-		}
-		all = op == MRC_EV_OP_MODIFY_STATE ||
-		      (etb[MRC_A_EV_ENTRY_FLAGS] &&
-		       (nla_get_u32(etb[MRC_A_EV_ENTRY_FLAGS]) &
-			MRC_EV_OP_FLAGS_ALL_COPIES));
+		e->first = nla_get_u32(etb[MRC_A_EV_ENTRY_INDEX]);
+		e->all = false;
+		if (e->first < n)
+			return 0;
+		NL_SET_ERR_MSG_ATTR(extack, etb[MRC_A_EV_ENTRY_INDEX],
+				    "no such slot");
+		return -ENOENT;
 	}
-
-	if (op == MRC_EV_OP_MODIFY_STATE) {
-		for (i = first; i < n; i++) {
-			if (i != first &&
-			    (!all || !mrc_slot_match(&slots[i], val, port)))
-				continue;
-			if (!slots[i].port) {
-				NL_SET_ERR_MSG_ATTR(extack, nest,
-						    "the slot is unpopulated");
-				return -EINVAL;
-			}
-			slots[i].denied = state == MRC_EV_STATE_DENIED;
-		}
-		return 0;
+	err = mrc_entry_ev(etb, nest, MRC_A_EV_ENTRY_VALUE, MRC_A_EV_ENTRY_PORT,
+			   e->val, &e->len, &e->port, extack);
+	if (err)
+		return err;
+	for (e->first = 0; e->first < n; e->first++)
+		if (mrc_slot_match(&slots[e->first], e->val, e->port))
+			break;
+	if (e->first == n) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "the profile has no such EV");
+		return -ENOENT;
 	}
+	e->all = op == MRC_EV_OP_MODIFY_STATE ||
+		 (etb[MRC_A_EV_ENTRY_FLAGS] &&
+		  (nla_get_u32(etb[MRC_A_EV_ENTRY_FLAGS]) &
+		   MRC_EV_OP_FLAGS_ALL_COPIES));
+	return 0;
+}
 
-	/* REPLACE */
-	err = mrc_entry_ev(etb, nest, MRC_A_EV_ENTRY_NEW_VALUE,
+/* MODIFY_STATE: @e's state on every slot holding its EV. */
+static int mrc_ev_entry_modify(const struct mrc_ev_entry *e,
+			       struct mrc_evp_slot *slots, u32 n,
+			       struct netlink_ext_ack *extack)
+{
+	u32 i;
+
+	for (i = e->first; i < n; i++) {
+		if (!mrc_ev_entry_names(e, slots, i))
+			continue;
+		if (!slots[i].port) {
+			NL_SET_ERR_MSG_ATTR(extack, e->nest,
+					    "the slot is unpopulated");
+			return -EINVAL;
+		}
+		slots[i].denied = e->state == MRC_EV_STATE_DENIED;
+	}
+	return 0;
+}
+
+/* REPLACE: the new EV of @e, checked, in the slots it names. */
+static int mrc_ev_entry_replace(struct mrc_dev *dev, const struct mrc_ev_cfg *c,
+				const struct mrc_ev_entry *e,
+				struct mrc_evp_slot *slots, u32 n,
+				struct netlink_ext_ack *extack)
+{
+	struct nlattr *const *etb = e->tb;
+	u8 nval[MRC_EV_MAX_BYTES], nlen, nport;
+	struct mrc_path path = {};
+	struct mrc_evp_slot *s;
+	u32 i;
+	int err;
+
+	err = mrc_entry_ev(etb, e->nest, MRC_A_EV_ENTRY_NEW_VALUE,
 			   MRC_A_EV_ENTRY_NEW_PORT, nval, &nlen, &nport, extack);
 	if (err)
 		return err;
@@ -799,11 +868,10 @@ static int mrc_ev_op_apply(struct mrc_dev *dev, const struct mrc_ev_cfg *c,
 				    "the new EV does not fit the fields and format (or gives UDP source port 0)");
 		return -EINVAL;
 	}
-	for (i = first; i < n; i++) {
-		struct mrc_evp_slot *s = &slots[i];
-
-		if (i != first && (!all || !mrc_slot_match(s, val, port)))
+	for (i = e->first; i < n; i++) {
+		if (!mrc_ev_entry_names(e, slots, i))
 			continue;
+		s = &slots[i];
 		if (s->port && s->port != nport) {
 			NL_SET_ERR_MSG_ATTR(extack, etb[MRC_A_EV_ENTRY_NEW_PORT],
 					    "a replacement EV must stay on the plane (port) of the old one");
@@ -812,11 +880,10 @@ static int mrc_ev_op_apply(struct mrc_dev *dev, const struct mrc_ev_cfg *c,
 		memcpy(s->val, nval, MRC_EV_MAX_BYTES);
 		s->len = nlen;
 		s->port = nport;
-		s->denied = state == MRC_EV_STATE_DENIED;
+		s->denied = e->state == MRC_EV_STATE_DENIED;
 		s->path = path;
-		found = true;
 	}
-	return found ? 0 : -ENOENT;
+	return 0;
 }
 
 /* Expand every slot again (going ONLINE, or new fields while ONLINE). */
@@ -940,390 +1007,467 @@ static void mrc_ev_release(struct mrc_ctl *ctl, struct mrc_ev_profile *p)
 	kfree(p);
 }
 
-int mrc_profile_ev_set(struct mrc_dev *dev, struct genl_info *info)
+/*
+ * One ev-profile-set, in steps (mrc_profile_ev_set): the profile @p as it
+ * is, the configuration @c and the array @slots it would have.  The
+ * request owns @slots from the step that builds them until the commit
+ * hands them to the profile, so a failing step leaves the profile as it
+ * was, the entries of an EV operation included.
+ */
+struct mrc_ev_set {
+	struct mrc_dev *dev;
+	struct genl_info *info;
+	struct nlattr **tb;
+	struct netlink_ext_ack *extack;
+	struct nlattr *change;		/* the first attribute that changes @c */
+	u64 id;
+	u32 op;				/* of the entries: MRC_EV_OP_* */
+	struct mrc_ev_profile *p;	/* NULL: the profile is in INIT */
+	u32 cur;			/* its state */
+	u32 target;			/* the state it goes to */
+	struct mrc_ev_cfg c;
+	struct mrc_evp_slot *slots;
+	u32 nslots;
+	bool regen;			/* the values of the array change */
+	bool resize;			/* its size changes */
+	bool reexpand;			/* every slot is expanded again */
+};
+
+/* The request's id and EV operation; nothing locked, nothing looked up. */
+static int mrc_ev_set_args(struct mrc_ev_set *s)
 {
-	struct netlink_ext_ack *extack = info->extack;
-	struct nlattr **tb = info->attrs;
+	struct nlattr *opa = s->tb[MRC_A_EV_PROFILE_EV_OP];
+	struct nlattr *ops = s->tb[MRC_A_EV_PROFILE_EV];
+	struct netlink_ext_ack *extack = s->extack;
 	static const int changes[] = {
 		MRC_A_EV_PROFILE_MODE, MRC_A_EV_PROFILE_FMT_PROFILE_ID,
 		MRC_A_EV_PROFILE_EV_COUNT, MRC_A_EV_PROFILE_EV_MIN_ACTIVE,
 		MRC_A_EV_PROFILE_EVENT_MASK, MRC_A_EV_PROFILE_FIELD,
 	};
-	/* What may change while ONLINE (ev-profile-modify-online). */
-	static const int offline_only[] = {
-		MRC_A_EV_PROFILE_MODE, MRC_A_EV_PROFILE_FMT_PROFILE_ID,
-		MRC_A_EV_PROFILE_EV_COUNT, MRC_A_EV_PROFILE_EV_MIN_ACTIVE,
-	};
-	struct nlattr *change = mrc_first_attr(tb, changes, ARRAY_SIZE(changes));
-	struct nlattr *ops = tb[MRC_A_EV_PROFILE_EV];
-	struct mrc_ctl *ctl = dev->ctl;
-	struct mrc_evp_slot *slots = NULL;
-	struct mrc_ev_profile *p, *newp = NULL;
-	struct mrc_fmt_profile *old_fmt;
-	bool regen = false, resize = false, reexpand = false;
-	u32 cur, target, op = 0, nslots, nops = 0;
-	struct mrc_ev_cfg c = {};
-	struct nlattr *nest, *bad;
-	int rem, err, opi;
-	u64 id;
 
-	id = mrc_attr_id(tb, MRC_A_EV_PROFILE_ID, extack);
-	if (!id)
+	s->change = mrc_first_attr(s->tb, changes, ARRAY_SIZE(changes));
+	s->id = mrc_attr_id(s->tb, MRC_A_EV_PROFILE_ID, extack);
+	if (!s->id)
 		return -EINVAL;
-
-	if (tb[MRC_A_EV_PROFILE_EV_OP]) {
-		op = nla_get_u32(tb[MRC_A_EV_PROFILE_EV_OP]);
-		if (op != MRC_EV_OP_REPLACE && op != MRC_EV_OP_MODIFY_STATE) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_EV_OP],
+	if (opa) {
+		s->op = nla_get_u32(opa);
+		if (s->op != MRC_EV_OP_REPLACE &&
+		    s->op != MRC_EV_OP_MODIFY_STATE) {
+			NL_SET_ERR_MSG_ATTR(extack, opa,
 					    "ev-profile-set takes replace or modify-state; queries are in ev-profile-get");
 			return -EINVAL;
 		}
 	}
-	if (ops) {
-		if (!tb[MRC_A_EV_PROFILE_EV_OP]) {
-			NL_SET_ERR_MSG_ATTR(extack, ops, "ev entries need ev-op");
-			NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_PROFILE_EV_OP);
-			return -EINVAL;
-		}
-		nops = mrc_req_count(info, MRC_A_EV_PROFILE_EV);
-		if (nops > MRC_CTL_EV_OP_MAX_ENTRIES) {
-			NL_SET_ERR_MSG_ATTR(extack, ops,
-					    "more entries than ev-op-max-entries");
-			return -E2BIG;
-		}
+	if (!ops)
+		return 0;
+	if (!opa) {
+		NL_SET_ERR_MSG_ATTR(extack, ops, "ev entries need ev-op");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_PROFILE_EV_OP);
+		return -EINVAL;
 	}
+	if (mrc_req_count(s->info, MRC_A_EV_PROFILE_EV) >
+	    MRC_CTL_EV_OP_MAX_ENTRIES) {
+		NL_SET_ERR_MSG_ATTR(extack, ops,
+				    "more entries than ev-op-max-entries");
+		return -E2BIG;
+	}
+	return 0;
+}
 
-	mutex_lock(&ctl->lock);
-	p = mrc_evp_find(&ctl->evps, id);
-	cur = p ? p->cfg.state : MRC_PROFILE_STATE_INIT;
-	err = mrc_state_target(cur, tb[MRC_A_EV_PROFILE_STATE],
-			       tb[MRC_A_EV_PROFILE_CUR_STATE], &target, extack);
+/*
+ * What the profile's state allows: the target state, what may change
+ * while ONLINE, leaving ONLINE, room for a new profile.  Returns 1 when
+ * the request is done (the profile went to or stays in INIT).
+ */
+static int mrc_ev_set_state(struct mrc_ev_set *s)
+{
+	static const int offline_only[] = {
+		MRC_A_EV_PROFILE_MODE, MRC_A_EV_PROFILE_FMT_PROFILE_ID,
+		MRC_A_EV_PROFILE_EV_COUNT, MRC_A_EV_PROFILE_EV_MIN_ACTIVE,
+	};
+	struct netlink_ext_ack *extack = s->extack;
+	struct nlattr *state = s->tb[MRC_A_EV_PROFILE_STATE];
+	struct mrc_ctl *ctl = s->dev->ctl;
+	struct nlattr *bad;
+	int err;
+
+	s->p = mrc_evp_find(&ctl->evps, s->id);
+	s->cur = s->p ? s->p->cfg.state : MRC_PROFILE_STATE_INIT;
+	err = mrc_state_target(s->cur, state,
+			       s->tb[MRC_A_EV_PROFILE_CUR_STATE], &s->target,
+			       extack);
 	if (err)
-		goto out;
+		return err;
 
-	if (target == MRC_PROFILE_STATE_INIT) {
-		bad = change ?: ops;
+	if (s->target == MRC_PROFILE_STATE_INIT) {
+		bad = s->change ?: s->tb[MRC_A_EV_PROFILE_EV];
 		if (bad) {
 			NL_SET_ERR_MSG_ATTR(extack, bad,
 					    "a profile in or going to INIT takes no attributes");
-			err = -EINVAL;
-			goto out;
+			return -EINVAL;
 		}
-		if (p)
-			mrc_ev_release(ctl, p);
-		goto out;
+		if (s->p)
+			mrc_ev_release(ctl, s->p);
+		return 1;
 	}
-
-	if (cur == MRC_PROFILE_STATE_ONLINE) {
-		bad = mrc_first_attr(tb, offline_only, ARRAY_SIZE(offline_only));
+	if (s->cur == MRC_PROFILE_STATE_ONLINE) {
+		bad = mrc_first_attr(s->tb, offline_only,
+				     ARRAY_SIZE(offline_only));
 		if (bad) {
 			NL_SET_ERR_MSG_ATTR(extack, bad,
 					    "this attribute cannot change while the profile is ONLINE");
-			err = -EINVAL;
-			goto out;
+			return -EINVAL;
 		}
-		if (target == MRC_PROFILE_STATE_OFFLINE &&
-		    (p->qp_count || ctl->def_ev == p)) {
-			if (p->qp_count)
-				NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_STATE],
-						    "QPs are bound to the profile");
-			else
-				NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_STATE],
-						    "the profile is the device's default");
-			err = -EBUSY;
-			goto out;
-		}
+		if (s->target == MRC_PROFILE_STATE_OFFLINE)
+			return mrc_prof_leave_online(s->p->qp_count,
+						     ctl->def_ev == s->p,
+						     state, extack);
 	}
-	if (!p && ctl->nevps >= MRC_CTL_MAX_EV_PROFILES) {
+	if (!s->p && ctl->nevps >= MRC_CTL_MAX_EV_PROFILES) {
 		NL_SET_ERR_MSG(extack, "the device has no room for another EV profile");
-		err = -ENOSPC;
-		goto out;
+		return -ENOSPC;
 	}
+	return 0;
+}
 
-	if (p)
-		c = p->cfg;
-	old_fmt = c.fmt;
+/* The mode and format profile the profile would have. */
+static int mrc_ev_set_mode(struct mrc_ev_set *s)
+{
+	struct nlattr *mode = s->tb[MRC_A_EV_PROFILE_MODE];
+	struct nlattr *fmt = s->tb[MRC_A_EV_PROFILE_FMT_PROFILE_ID];
+	struct netlink_ext_ack *extack = s->extack;
+	struct mrc_ev_cfg *c = &s->c;
+	struct mrc_fmt_profile *f;
+	u32 m;
 
-	if (tb[MRC_A_EV_PROFILE_MODE]) {
-		u32 mode = nla_get_u32(tb[MRC_A_EV_PROFILE_MODE]);
-
-		if (hweight32(mode) != 1) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_MODE],
+	if (mode) {
+		m = nla_get_u32(mode);
+		if (hweight32(m) != 1) {
+			NL_SET_ERR_MSG_ATTR(extack, mode,
 					    "mode must be exactly one EV mode");
-			err = -EINVAL;
-			goto out;
+			return -EINVAL;
 		}
-		if (mode != c.mode) {
-			regen = true;
-			resize = true;
+		if (m != c->mode) {
+			s->regen = true;
+			s->resize = true;
 		}
-		c.mode = mode;
-	} else if (!p) {
+		c->mode = m;
+	} else if (!s->p) {
 		NL_SET_ERR_MSG(extack, "mode is required to leave INIT");
 		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_PROFILE_MODE);
-		err = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
 
-	if (tb[MRC_A_EV_PROFILE_FMT_PROFILE_ID]) {
-		struct nlattr *a = tb[MRC_A_EV_PROFILE_FMT_PROFILE_ID];
-		struct mrc_fmt_profile *f;
-
-		if (c.mode == MRC_EV_MODE_AUTO) {
-			NL_SET_ERR_MSG_ATTR(extack, a, "an auto profile has no format");
-			err = -EINVAL;
-			goto out;
+	if (fmt) {
+		if (c->mode == MRC_EV_MODE_AUTO) {
+			NL_SET_ERR_MSG_ATTR(extack, fmt, "an auto profile has no format");
+			return -EINVAL;
 		}
-		f = mrc_fmt_find(&ctl->fmts, nla_get_u64(a));
+		f = mrc_fmt_find(&s->dev->ctl->fmts, nla_get_u64(fmt));
 		if (!f) {
-			NL_SET_ERR_MSG_ATTR(extack, a, "the format profile is in INIT");
-			err = -ENOENT;
-			goto out;
+			NL_SET_ERR_MSG_ATTR(extack, fmt, "the format profile is in INIT");
+			return -ENOENT;
 		}
-		if (f != c.fmt)
-			regen = true;
-		c.fmt = f;
+		if (f != c->fmt)
+			s->regen = true;
+		c->fmt = f;
 	}
-	if (c.mode == MRC_EV_MODE_AUTO) {
-		c.fmt = NULL;
-		c.nfields = 0;
-	} else if (!c.fmt) {
+	if (c->mode == MRC_EV_MODE_AUTO) {
+		c->fmt = NULL;
+		c->nfields = 0;
+	} else if (!c->fmt) {
 		NL_SET_ERR_MSG(extack, "exp and gen profiles need fmt-profile-id");
 		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_PROFILE_FMT_PROFILE_ID);
-		err = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
+	return 0;
+}
 
-	if (tb[MRC_A_EV_PROFILE_EV_COUNT]) {
-		u32 count = nla_get_u32(tb[MRC_A_EV_PROFILE_EV_COUNT]);
+/* The EV count, the floor of active EVs and the event mask. */
+static int mrc_ev_set_count(struct mrc_ev_set *s)
+{
+	struct nlattr *count = s->tb[MRC_A_EV_PROFILE_EV_COUNT];
+	struct nlattr *min_active = s->tb[MRC_A_EV_PROFILE_EV_MIN_ACTIVE];
+	struct nlattr *mask = s->tb[MRC_A_EV_PROFILE_EVENT_MASK];
+	struct netlink_ext_ack *extack = s->extack;
+	struct mrc_ev_cfg *c = &s->c;
+	u32 n;
 
-		if (count > MRC_CTL_EV_MAX_COUNT_PROFILE) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_EV_COUNT],
+	if (count) {
+		n = nla_get_u32(count);
+		if (n > MRC_CTL_EV_MAX_COUNT_PROFILE) {
+			NL_SET_ERR_MSG_ATTR(extack, count,
 					    "ev-count is above ev-max-count-profile");
-			err = -E2BIG;
-			goto out;
+			return -E2BIG;
 		}
-		if (c.mode == MRC_EV_MODE_EXP &&
-		    count % MRC_CTL_EV_COUNT_ALIGN) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_EV_COUNT],
+		if (c->mode == MRC_EV_MODE_EXP && n % MRC_CTL_EV_COUNT_ALIGN) {
+			NL_SET_ERR_MSG_ATTR(extack, count,
 					    "ev-count is not a multiple of ev-count-align");
-			err = -EINVAL;
-			goto out;
+			return -EINVAL;
 		}
-		if (count != c.ev_count_req) {
-			regen = true;
-			resize = true;
+		if (n != c->ev_count_req) {
+			s->regen = true;
+			s->resize = true;
 		}
-		c.ev_count_req = count;
-		if (c.mode != MRC_EV_MODE_GEN)
-			c.ev_count = count;
-	} else if (!p) {
+		c->ev_count_req = n;
+	} else if (!s->p) {
 		NL_SET_ERR_MSG(extack, "ev-count is required to leave INIT");
 		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_PROFILE_EV_COUNT);
-		err = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
-	if (c.mode != MRC_EV_MODE_GEN)
-		c.ev_count = c.ev_count_req;
+	/* A GEN profile's count is what its fields generate (the array). */
+	if (c->mode != MRC_EV_MODE_GEN)
+		c->ev_count = c->ev_count_req;
 
-	if (tb[MRC_A_EV_PROFILE_EV_MIN_ACTIVE]) {
-		c.min_active = nla_get_u32(tb[MRC_A_EV_PROFILE_EV_MIN_ACTIVE]);
-		c.has_min_active = true;
+	if (min_active) {
+		c->min_active = nla_get_u32(min_active);
+		c->has_min_active = true;
 	}
-	if (tb[MRC_A_EV_PROFILE_EVENT_MASK]) {
-		c.event_mask = nla_get_u32(tb[MRC_A_EV_PROFILE_EVENT_MASK]);
-		c.has_event_mask = true;
+	if (mask) {
+		c->event_mask = nla_get_u32(mask);
+		c->has_event_mask = true;
 	}
+	return 0;
+}
 
-	if (tb[MRC_A_EV_PROFILE_FIELD]) {
-		if (c.mode == MRC_EV_MODE_AUTO) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_FIELD],
+/* The fields, and how they fit the format. */
+static int mrc_ev_set_fields(struct mrc_ev_set *s)
+{
+	struct nlattr *fields = s->tb[MRC_A_EV_PROFILE_FIELD];
+	struct netlink_ext_ack *extack = s->extack;
+	struct mrc_ev_cfg *c = &s->c;
+	int err;
+
+	if (fields) {
+		if (c->mode == MRC_EV_MODE_AUTO) {
+			NL_SET_ERR_MSG_ATTR(extack, fields,
 					    "an auto profile has no fields");
-			err = -EINVAL;
-			goto out;
+			return -EINVAL;
 		}
-		err = mrc_ev_parse_fields(info, &c);
+		err = mrc_ev_parse_fields(s->info, c);
 		if (err)
-			goto out;
-		regen = true;
-		reexpand = true;
+			return err;
+		s->regen = true;
+		s->reexpand = true;
 	}
-	if (c.mode == MRC_EV_MODE_GEN && !c.nfields) {
+	if (c->mode == MRC_EV_MODE_GEN && !c->nfields) {
 		NL_SET_ERR_MSG(extack, "gen profiles need fields");
 		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_PROFILE_FIELD);
-		err = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
-	if (c.fmt) {
-		err = mrc_ev_fields_vs_fmt(&c, tb[MRC_A_EV_PROFILE_FIELD] ?:
-					   tb[MRC_A_EV_PROFILE_FMT_PROFILE_ID],
-					   extack);
-		if (err)
-			goto out;
-	}
+	if (!c->fmt)
+		return 0;
+	return mrc_ev_fields_vs_fmt(c, fields ?:
+				    s->tb[MRC_A_EV_PROFILE_FMT_PROFILE_ID],
+				    extack);
+}
 
-	/* The array: AUTO none, EXP resized, GEN generated. */
-	nslots = p ? p->nslots : 0;
-	slots = p ? p->slots : NULL;
-	if (c.mode == MRC_EV_MODE_AUTO) {
-		slots = NULL;
-		nslots = 0;
-	} else if (c.mode == MRC_EV_MODE_EXP && (resize || !p)) {
-		bool same_mode = p && p->cfg.mode == MRC_EV_MODE_EXP;
+/*
+ * The array the profile would have, the request's own: none for AUTO, a
+ * resized copy for EXP, generated for GEN (once the format has fields),
+ * else a copy of the profile's, for the entries to change.
+ */
+static int mrc_ev_set_array(struct mrc_ev_set *s)
+{
+	struct mrc_ev_profile *p = s->p;
+	struct mrc_ev_cfg *c = &s->c;
+	bool same_mode = p && p->cfg.mode == c->mode;
+	int err;
 
-		slots = mrc_slots_copy(same_mode ? p->slots : NULL,
-				       same_mode ? p->nslots : 0, c.ev_count);
-		if (!slots) {
-			err = -ENOMEM;
-			goto out;
+	s->slots = NULL;
+	s->nslots = 0;
+	if (c->mode == MRC_EV_MODE_AUTO)
+		return 0;
+	if (c->mode == MRC_EV_MODE_GEN &&
+	    (s->regen || !p ||
+	     (s->target == MRC_PROFILE_STATE_ONLINE && !p->slots))) {
+		/* Generated once the format has its fields. */
+		if (!c->fmt->cfg.nfields) {
+			c->ev_count = c->ev_count_req;
+			return 0;
 		}
-		nslots = c.ev_count;
-	} else if (c.mode == MRC_EV_MODE_GEN && (regen || !p ||
-		   (target == MRC_PROFILE_STATE_ONLINE && !p->slots))) {
-		if (c.fmt->cfg.nfields) {
-			err = mrc_ev_generate(dev, &c, &slots, extack);
-			if (err) {
-				slots = NULL;
-				goto out;
-			}
-			nslots = c.ev_count;
-		} else {
-			/* Generated once the format has its fields. */
-			slots = NULL;
-			nslots = 0;
-			c.ev_count = c.ev_count_req;
-		}
+		err = mrc_ev_generate(s->dev, c, &s->slots, s->extack);
+		if (!err)
+			s->nslots = c->ev_count;
+		return err;
 	}
+	if (c->mode == MRC_EV_MODE_EXP && (s->resize || !p))
+		s->nslots = c->ev_count;
+	else
+		s->nslots = p->nslots;
+	if (!s->nslots)
+		return 0;
+	s->slots = mrc_slots_copy(same_mode ? p->slots : NULL,
+				  same_mode ? p->nslots : 0, s->nslots);
+	return s->slots ? 0 : -ENOMEM;
+}
 
-	if (c.has_min_active && c.min_active > c.ev_count) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_EV_MIN_ACTIVE] ?:
-				    tb[MRC_A_EV_PROFILE_EV_COUNT],
+/* The floor of active EVs, and the device's room for the EVs. */
+static int mrc_ev_set_limits(struct mrc_ev_set *s)
+{
+	u32 old = s->p ? s->p->cfg.ev_count : 0;
+	struct mrc_ev_cfg *c = &s->c;
+
+	if (c->has_min_active && c->min_active > c->ev_count) {
+		NL_SET_ERR_MSG_ATTR(s->extack,
+				    s->tb[MRC_A_EV_PROFILE_EV_MIN_ACTIVE] ?:
+				    s->tb[MRC_A_EV_PROFILE_EV_COUNT],
 				    "ev-min-active is above ev-count");
-		err = -EINVAL;
-		goto free_slots;
+		return -EINVAL;
 	}
-	if (c.ev_count > (p ? p->cfg.ev_count : 0) &&
-	    ctl->ev_used - (p ? p->cfg.ev_count : 0) + c.ev_count >
-	    MRC_CTL_EV_MAX_COUNT) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_EV_COUNT],
+	if (c->ev_count > old &&
+	    s->dev->ctl->ev_used - old + c->ev_count > MRC_CTL_EV_MAX_COUNT) {
+		NL_SET_ERR_MSG_ATTR(s->extack, s->tb[MRC_A_EV_PROFILE_EV_COUNT],
 				    "ev-count is above what the device has free");
-		err = -E2BIG;
-		goto free_slots;
+		return -E2BIG;
 	}
+	return 0;
+}
 
-	/* EV operations, in order, on a copy of the array. */
-	if (ops && c.mode == MRC_EV_MODE_AUTO) {
-		NL_SET_ERR_MSG_ATTR(extack, ops, "an auto profile has no EV array");
-		err = -EINVAL;
-		goto free_slots;
+/* The entries of the EV operation, in order, on the request's array. */
+static int mrc_ev_set_entries(struct mrc_ev_set *s)
+{
+	struct netlink_ext_ack *extack = s->extack;
+	struct mrc_ev_entry e;
+	struct nlattr *nest;
+	int rem, err;
+
+	if (!s->tb[MRC_A_EV_PROFILE_EV])
+		return 0;
+	if (s->c.mode == MRC_EV_MODE_AUTO) {
+		NL_SET_ERR_MSG_ATTR(extack, s->tb[MRC_A_EV_PROFILE_EV],
+				    "an auto profile has no EV array");
+		return -EINVAL;
 	}
-	if ((ops || reexpand) && p && slots == p->slots && slots) {
-		slots = mrc_slots_copy(p->slots, p->nslots, p->nslots);
-		if (!slots) {
-			err = -ENOMEM;
-			goto out;
-		}
-	}
-	opi = 0;
-	if (ops) {
-		nla_for_each_attr(nest, mrc_req_attrs(info), mrc_req_len(info),
-				  rem) {
-			if (nla_type(nest) != MRC_A_EV_PROFILE_EV)
-				continue;
-			err = mrc_ev_op_apply(dev, &c, op, nest, slots, nslots,
-					      extack);
-			if (err) {
-				if (!extack->bad_attr)
-					NL_SET_BAD_ATTR(extack, nest);
-				break;
-			}
-			opi++;
-		}
+	nla_for_each_attr(nest, mrc_req_attrs(s->info), mrc_req_len(s->info),
+			  rem) {
+		if (nla_type(nest) != MRC_A_EV_PROFILE_EV)
+			continue;
+		err = mrc_ev_entry_parse(&e, nest, s->op, s->slots, s->nslots,
+					 extack);
+		if (!err && s->op == MRC_EV_OP_MODIFY_STATE)
+			err = mrc_ev_entry_modify(&e, s->slots, s->nslots,
+						  extack);
+		else if (!err)
+			err = mrc_ev_entry_replace(s->dev, &s->c, &e, s->slots,
+						   s->nslots, extack);
 		if (err) {
-			/* A request of entries only keeps the ones before. */
-			if (p && !change && !tb[MRC_A_EV_PROFILE_STATE] &&
-			    opi) {
-				mrc_ev_commit(dev, p, &p->cfg, slots, nslots);
-				mrc_ev_reload_qps(dev, p);
-				slots = NULL;
-			}
-			goto free_slots;
+			if (!extack->bad_attr)
+				NL_SET_BAD_ATTR(extack, nest);
+			return err;
 		}
 	}
+	return 0;
+}
 
-	if (target == MRC_PROFILE_STATE_ONLINE && c.mode != MRC_EV_MODE_AUTO &&
-	    c.fmt->cfg.state != MRC_PROFILE_STATE_ONLINE) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EV_PROFILE_STATE],
+/* What going (or staying) ONLINE needs; every slot expanded. */
+static int mrc_ev_set_online(struct mrc_ev_set *s)
+{
+	struct nlattr *state = s->tb[MRC_A_EV_PROFILE_STATE];
+	struct netlink_ext_ack *extack = s->extack;
+	struct mrc_ev_cfg *c = &s->c;
+	int err;
+
+	if (s->target != MRC_PROFILE_STATE_ONLINE)
+		return 0;
+	if (c->mode != MRC_EV_MODE_AUTO &&
+	    c->fmt->cfg.state != MRC_PROFILE_STATE_ONLINE) {
+		NL_SET_ERR_MSG_ATTR(extack, state,
 				    "the format profile is not ONLINE");
-		err = -EINVAL;
-		goto free_slots;
+		return -EINVAL;
 	}
-	if (target == MRC_PROFILE_STATE_ONLINE && !c.has_min_active) {
+	if (!c->has_min_active) {
 		NL_SET_ERR_MSG(extack, "ev-min-active is required to go ONLINE");
 		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_PROFILE_EV_MIN_ACTIVE);
-		err = -EINVAL;
-		goto free_slots;
+		return -EINVAL;
 	}
-	if (target == MRC_PROFILE_STATE_ONLINE && !c.has_event_mask) {
+	if (!c->has_event_mask) {
 		NL_SET_ERR_MSG(extack, "event-mask is required to go ONLINE");
 		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_EV_PROFILE_EVENT_MASK);
-		err = -EINVAL;
-		goto free_slots;
+		return -EINVAL;
 	}
-	if ((target == MRC_PROFILE_STATE_ONLINE &&
-	     (cur != MRC_PROFILE_STATE_ONLINE || reexpand)) &&
-	    c.mode != MRC_EV_MODE_AUTO) {
-		if (slots && p && slots == p->slots) {
-			slots = mrc_slots_copy(p->slots, p->nslots, p->nslots);
-			if (!slots) {
-				err = -ENOMEM;
-				goto out;
-			}
-		}
-		err = mrc_ev_expand_all(&c, slots, nslots, extack);
-		if (err) {
-			NL_SET_BAD_ATTR(extack, tb[MRC_A_EV_PROFILE_STATE] ?:
-					tb[MRC_A_EV_PROFILE_FIELD]);
-			goto free_slots;
-		}
-	}
-	c.state = target;
+	if (c->mode == MRC_EV_MODE_AUTO ||
+	    (s->cur == MRC_PROFILE_STATE_ONLINE && !s->reexpand))
+		return 0;
+	err = mrc_ev_expand_all(c, s->slots, s->nslots, extack);
+	if (err)
+		NL_SET_BAD_ATTR(extack, state ?: s->tb[MRC_A_EV_PROFILE_FIELD]);
+	return err;
+}
 
-	/* Commit. */
+/*
+ * The profile takes the request's configuration and array (a new profile
+ * is created first); the format profiles' use counts and the device's EV
+ * count follow, and the bound QPs reload.
+ */
+static int mrc_ev_set_commit(struct mrc_ev_set *s)
+{
+	struct mrc_ctl *ctl = s->dev->ctl;
+	struct mrc_ev_profile *p = s->p;
+	struct mrc_fmt_profile *old_fmt = p ? p->cfg.fmt : NULL;
+	struct mrc_ev_cfg *c = &s->c;
+
 	if (!p) {
-		newp = kzalloc(sizeof(*newp), GFP_KERNEL);
-		if (!newp) {
-			err = -ENOMEM;
-			goto free_slots;
-		}
-		newp->id = id;
-		spin_lock_init(&newp->lock);
-		mrc_list_insert(&ctl->evps, &newp->node);
+		p = kzalloc(sizeof(*p), GFP_KERNEL);
+		if (!p)
+			return -ENOMEM;
+		p->id = s->id;
+		spin_lock_init(&p->lock);
+		mrc_list_insert(&ctl->evps, &p->node);
 		ctl->nevps++;
-		p = newp;
-		old_fmt = NULL;
 	}
-	if (old_fmt != c.fmt) {
+	if (old_fmt != c->fmt) {
 		if (old_fmt)
 			old_fmt->users--;
-		if (c.fmt)
-			c.fmt->users++;
+		if (c->fmt)
+			c->fmt->users++;
 	}
 	if (p->cfg.state == MRC_PROFILE_STATE_ONLINE && old_fmt)
 		old_fmt->online_users--;
-	if (c.state == MRC_PROFILE_STATE_ONLINE && c.fmt)
-		c.fmt->online_users++;
-	ctl->ev_used = ctl->ev_used - p->cfg.ev_count + c.ev_count;
-	mrc_ev_commit(dev, p, &c, slots, nslots);
-	mrc_ev_reload_qps(dev, p);
-	goto out;
+	if (c->state == MRC_PROFILE_STATE_ONLINE && c->fmt)
+		c->fmt->online_users++;
+	ctl->ev_used = ctl->ev_used - p->cfg.ev_count + c->ev_count;
+	mrc_ev_commit(s->dev, p, c, s->slots, s->nslots);
+	s->slots = NULL;
+	mrc_ev_reload_qps(s->dev, p);
+	return 0;
+}
 
-free_slots:
-	if (slots && (!p || slots != p->slots))
-		kvfree(slots);
+/*
+ * ev-profile-set: every step checks or builds on the request's own copy;
+ * only the commit changes the profile, so a request that fails at any
+ * step (its third EV entry, say) leaves the profile as it was.
+ */
+int mrc_profile_ev_set(struct mrc_dev *dev, struct genl_info *info)
+{
+	struct mrc_ev_set s = {
+		.dev = dev, .info = info, .tb = info->attrs,
+		.extack = info->extack,
+	};
+	int err;
+
+	err = mrc_ev_set_args(&s);
+	if (err)
+		return err;
+
+	mutex_lock(&dev->ctl->lock);
+	err = mrc_ev_set_state(&s);
+	if (err)
+		goto out;
+	if (s.p)
+		s.c = s.p->cfg;
+	err = mrc_ev_set_mode(&s) ?: mrc_ev_set_count(&s) ?:
+	      mrc_ev_set_fields(&s) ?: mrc_ev_set_array(&s) ?:
+	      mrc_ev_set_limits(&s) ?: mrc_ev_set_entries(&s) ?:
+	      mrc_ev_set_online(&s);
+	if (!err) {
+		s.c.state = s.target;
+		err = mrc_ev_set_commit(&s);
+	}
+	kvfree(s.slots);
 out:
-	mutex_unlock(&ctl->lock);
-	return err;
+	mutex_unlock(&dev->ctl->lock);
+	return err < 0 ? err : 0;
 }
 
 /*
@@ -1707,6 +1851,86 @@ static int mrc_cc_parse_nscc(struct nlattr *attr, struct mrc_cc_cfg *c,
 	return 0;
 }
 
+/*
+ * What a CC profile's state allows a set request (@change: the first
+ * attribute that changes it): deleted going to INIT (returns 1: done),
+ * no new algorithm while ONLINE, leaving ONLINE, room for a new one.
+ */
+static int mrc_cc_set_state(struct mrc_ctl *ctl, struct mrc_cc_profile *p,
+			    u32 cur, u32 target, struct nlattr **tb,
+			    struct nlattr *change,
+			    struct netlink_ext_ack *extack)
+{
+	struct nlattr *algo = tb[MRC_A_CC_PROFILE_ALGORITHM];
+
+	if (target == MRC_PROFILE_STATE_INIT) {
+		if (change) {
+			NL_SET_ERR_MSG_ATTR(extack, change,
+					    "a profile in or going to INIT takes no attributes");
+			return -EINVAL;
+		}
+		if (p) {
+			list_del(&p->node);
+			ctl->nccs--;
+			kfree(p);
+		}
+		return 1;
+	}
+	if (cur == MRC_PROFILE_STATE_ONLINE) {
+		if (algo) {
+			NL_SET_ERR_MSG_ATTR(extack, algo,
+					    "the algorithm cannot change while the profile is ONLINE");
+			return -EINVAL;
+		}
+		if (target == MRC_PROFILE_STATE_OFFLINE)
+			return mrc_prof_leave_online(p->qp_count,
+						     ctl->def_cc == p,
+						     tb[MRC_A_CC_PROFILE_STATE],
+						     extack);
+	}
+	if (!p && ctl->nccs >= MRC_CTL_MAX_CC_PROFILES) {
+		NL_SET_ERR_MSG(extack, "the device has no room for another CC profile");
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* The configuration @c (the profile's, or empty) a set request makes. */
+static int mrc_cc_set_cfg(struct nlattr **tb, bool exists, u32 target,
+			  struct mrc_cc_cfg *c, struct netlink_ext_ack *extack)
+{
+	struct nlattr *algo = tb[MRC_A_CC_PROFILE_ALGORITHM];
+	int err;
+
+	if (algo) {
+		if (!strcmp(nla_data(algo), MRC_CC_ALGO_NAME_NSCC)) {
+			c->algo = MRC_CC_ALGO_NSCC;
+		} else if (!strcmp(nla_data(algo), MRC_CC_ALGO_NAME_NONE)) {
+			c->algo = MRC_CC_ALGO_NONE;
+		} else {
+			NL_SET_ERR_MSG_ATTR(extack, algo,
+					    "unknown algorithm (uet-1.0-nscc or none)");
+			return -EINVAL;
+		}
+	} else if (!exists) {
+		NL_SET_ERR_MSG(extack, "algorithm is required to leave INIT");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_CC_PROFILE_ALGORITHM);
+		return -EINVAL;
+	}
+	if (tb[MRC_A_CC_PROFILE_NSCC]) {
+		err = mrc_cc_parse_nscc(tb[MRC_A_CC_PROFILE_NSCC], c, extack);
+		if (err)
+			return err;
+	}
+	if (target == MRC_PROFILE_STATE_ONLINE && c->algo == MRC_CC_ALGO_NSCC &&
+	    !c->has_nscc) {
+		NL_SET_ERR_MSG(extack, "nscc parameters are required to go ONLINE");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_CC_PROFILE_NSCC);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int mrc_profile_cc_set(struct mrc_dev *dev, struct genl_info *info)
 {
 	struct netlink_ext_ack *extack = info->extack;
@@ -1714,8 +1938,6 @@ int mrc_profile_cc_set(struct mrc_dev *dev, struct genl_info *info)
 	static const int changes[] = {
 		MRC_A_CC_PROFILE_ALGORITHM, MRC_A_CC_PROFILE_NSCC,
 	};
-	struct nlattr *change = mrc_first_attr(tb, changes, ARRAY_SIZE(changes));
-	struct nlattr *algo = tb[MRC_A_CC_PROFILE_ALGORITHM];
 	struct mrc_ctl *ctl = dev->ctl;
 	struct mrc_cc_profile *p;
 	struct mrc_cc_cfg c = {};
@@ -1731,80 +1953,18 @@ int mrc_profile_cc_set(struct mrc_dev *dev, struct genl_info *info)
 	p = mrc_cc_find(&ctl->ccs, id);
 	cur = p ? p->cfg.state : MRC_PROFILE_STATE_INIT;
 	err = mrc_state_target(cur, tb[MRC_A_CC_PROFILE_STATE],
-			       tb[MRC_A_CC_PROFILE_CUR_STATE], &target, extack);
+			       tb[MRC_A_CC_PROFILE_CUR_STATE], &target,
+			       extack) ?:
+	      mrc_cc_set_state(ctl, p, cur, target, tb,
+			       mrc_first_attr(tb, changes, ARRAY_SIZE(changes)),
+			       extack);
 	if (err)
 		goto out;
-
-	if (target == MRC_PROFILE_STATE_INIT) {
-		if (change) {
-			NL_SET_ERR_MSG_ATTR(extack, change,
-					    "a profile in or going to INIT takes no attributes");
-			err = -EINVAL;
-			goto out;
-		}
-		if (p) {
-			list_del(&p->node);
-			ctl->nccs--;
-			kfree(p);
-		}
-		goto out;
-	}
-	if (cur == MRC_PROFILE_STATE_ONLINE) {
-		if (algo) {
-			NL_SET_ERR_MSG_ATTR(extack, algo,
-					    "the algorithm cannot change while the profile is ONLINE");
-			err = -EINVAL;
-			goto out;
-		}
-		if (target == MRC_PROFILE_STATE_OFFLINE &&
-		    (p->qp_count || ctl->def_cc == p)) {
-			if (p->qp_count)
-				NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_CC_PROFILE_STATE],
-						    "QPs are bound to the profile");
-			else
-				NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_CC_PROFILE_STATE],
-						    "the profile is the device's default");
-			err = -EBUSY;
-			goto out;
-		}
-	}
-	if (!p && ctl->nccs >= MRC_CTL_MAX_CC_PROFILES) {
-		NL_SET_ERR_MSG(extack, "the device has no room for another CC profile");
-		err = -ENOSPC;
-		goto out;
-	}
-
 	if (p)
 		c = p->cfg;
-	if (algo) {
-		if (!strcmp(nla_data(algo), MRC_CC_ALGO_NAME_NSCC)) {
-			c.algo = MRC_CC_ALGO_NSCC;
-		} else if (!strcmp(nla_data(algo), MRC_CC_ALGO_NAME_NONE)) {
-			c.algo = MRC_CC_ALGO_NONE;
-		} else {
-			NL_SET_ERR_MSG_ATTR(extack, algo,
-					    "unknown algorithm (uet-1.0-nscc or none)");
-			err = -EINVAL;
-			goto out;
-		}
-	} else if (!p) {
-		NL_SET_ERR_MSG(extack, "algorithm is required to leave INIT");
-		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_CC_PROFILE_ALGORITHM);
-		err = -EINVAL;
+	err = mrc_cc_set_cfg(tb, p, target, &c, extack);
+	if (err)
 		goto out;
-	}
-	if (tb[MRC_A_CC_PROFILE_NSCC]) {
-		err = mrc_cc_parse_nscc(tb[MRC_A_CC_PROFILE_NSCC], &c, extack);
-		if (err)
-			goto out;
-	}
-	if (target == MRC_PROFILE_STATE_ONLINE && c.algo == MRC_CC_ALGO_NSCC &&
-	    !c.has_nscc) {
-		NL_SET_ERR_MSG(extack, "nscc parameters are required to go ONLINE");
-		NL_SET_ERR_ATTR_MISS(extack, NULL, MRC_A_CC_PROFILE_NSCC);
-		err = -EINVAL;
-		goto out;
-	}
 	c.state = target;
 
 	if (!p) {
@@ -1820,7 +1980,7 @@ int mrc_profile_cc_set(struct mrc_dev *dev, struct genl_info *info)
 	p->cfg = c;
 out:
 	mutex_unlock(&ctl->lock);
-	return err;
+	return err < 0 ? err : 0;
 }
 
 static int mrc_cc_fill(struct sk_buff *skb, struct mrc_dev *dev,

@@ -494,12 +494,20 @@ err_do $ENOENT "the profile has no such EV" ev-profile-set \
 	"{$E1, \"ev-op\": \"modify-state\", \"ev\": [{\"value\": \"c0990099\", \"port\": 1, \"state\": \"denied\"}]}"
 err_do $EINVAL "the controller sets only good or denied" ev-profile-set \
 	"{$E1, \"ev-op\": \"modify-state\", \"ev\": [{\"value\": \"c0010001\", \"port\": 1, \"state\": \"assumed-bad\"}]}"
-# Entries apply in order; the failing one stops the request, the ones
-# before it stay applied.
+# Entries apply in order, all or none: the third fails, and the profile
+# is as it was, the first two entries' changes (a value, a state) undone.
 err_do $ENOENT "the profile has no such EV" ev-profile-set \
 	"{$E1, \"ev-op\": \"replace\", \"ev\": [
 	{\"value\": \"c004\", \"port\": 1, \"new-value\": \"c0040004\", \"new-port\": 1, \"state\": \"good\"},
+	{\"value\": \"c0030003\", \"port\": 1, \"new-value\": \"c0030003\", \"new-port\": 1, \"state\": \"denied\"},
 	{\"value\": \"c0990099\", \"port\": 1, \"new-value\": \"c0050005\", \"new-port\": 1, \"state\": \"good\"}]}"
+ok_dump ev-get "{$E1}" '[
+	{"id": 1, "ev": [{"index": 0, "value": "c0010001", "port": 1, "state": ["good"]}]},
+	{"id": 1, "ev": [{"index": 1, "value": "c0020002", "port": 1, "state": ["denied"]}]},
+	{"id": 1, "ev": [{"index": 2, "value": "c0030003", "port": 1, "state": ["good"]}]},
+	{"id": 1, "ev": [{"index": 3, "value": "c004", "port": 1, "state": ["good"]}]}]'
+ok_do ev-profile-set "{$E1, \"ev-op\": \"replace\", \"ev\": [
+	{\"value\": \"c004\", \"port\": 1, \"new-value\": \"c0040004\", \"new-port\": 1, \"state\": \"good\"}]}"
 ok_dump ev-get "{$E1}" '[
 	{"id": 1, "ev": [{"index": 0, "value": "c0010001", "port": 1, "state": ["good"]}]},
 	{"id": 1, "ev": [{"index": 1, "value": "c0020002", "port": 1, "state": ["denied"]}]},
