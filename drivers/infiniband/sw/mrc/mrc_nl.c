@@ -17,17 +17,12 @@
 
 #include "mrc.h"
 #include "mrc_nl.h"
+#include "mrc_nl_policy.h"
 #include "mrc_profile.h"
 
 unsigned int mrc_param_ev_event_rate = MRC_DEFAULT_EV_EVENT_RATE;
 module_param_named(ev_event_rate, mrc_param_ev_event_rate, uint, 0644);
 MODULE_PARM_DESC(ev_event_rate, "EV events a device sends per second at most; the rest are counted as dropped (default 1000)");
-
-/* The family's multicast groups, in the order of mrc_nl_mcgrps. */
-enum {
-	MRC_NLGRP_EV,
-	MRC_NLGRP_EP,
-};
 
 /* Room for a formatted extack message on kernels without _msg_buf. */
 #define MRC_NL_MSG_LEN		80
@@ -44,189 +39,12 @@ static DEFINE_XARRAY(mrc_nl_devs);
 
 static struct genl_family mrc_nl_family;
 
-/* --- policies -------------------------------------------------------------- */
-
-/* Not const: 6.1 policies point at non-const ranges. */
-static struct netlink_range_validation mrc_nl_fraction_range = {
-	.max = MRC_FRACTION_ONE,
-};
-
-static struct netlink_range_validation mrc_nl_md_jump_range = {
-	.min = 1,
-	.max = MRC_FRACTION_ONE,
-};
-
-#define MRC_NL_DEV_ATTRS(set)						\
-	[MRC_A_##set##_DEV_INDEX] = { .type = NLA_U32 },		\
-	[MRC_A_##set##_DEV_NAME] = { .type = NLA_NUL_STRING,		\
-				     .len = MRC_DEV_NAME_MAX }
-
-#define MRC_NL_EV_VALUE_POLICY	NLA_POLICY_RANGE(NLA_BINARY, 1, MRC_EV_MAX_BYTES)
-
-const struct nla_policy mrc_nl_fmt_field_policy[MRC_A_FMT_FIELD_MAX + 1] = {
-	[MRC_A_FMT_FIELD_WIDTH] = NLA_POLICY_RANGE(NLA_U32, 1, 32),
-};
-
-const struct nla_policy mrc_nl_ev_field_policy[MRC_A_EV_FIELD_MAX + 1] = {
-	[MRC_A_EV_FIELD_WIDTH] = NLA_POLICY_RANGE(NLA_U32, 1, 32),
-	[MRC_A_EV_FIELD_INIT_VAL] = { .type = NLA_U32 },
-	[MRC_A_EV_FIELD_MIN_VAL] = { .type = NLA_U32 },
-	[MRC_A_EV_FIELD_MAX_VAL] = { .type = NLA_U32 },
-	[MRC_A_EV_FIELD_MASK] = { .type = NLA_U32 },
-};
-
-const struct nla_policy mrc_nl_ev_entry_policy[MRC_A_EV_ENTRY_MAX + 1] = {
-	[MRC_A_EV_ENTRY_INDEX] = { .type = NLA_U32 },
-	[MRC_A_EV_ENTRY_VALUE] = MRC_NL_EV_VALUE_POLICY,
-	[MRC_A_EV_ENTRY_PORT] = NLA_POLICY_MAX(NLA_U32, MRC_MAX_PORTS),
-	[MRC_A_EV_ENTRY_NEW_VALUE] = MRC_NL_EV_VALUE_POLICY,
-	[MRC_A_EV_ENTRY_NEW_PORT] = NLA_POLICY_RANGE(NLA_U32, 1, MRC_MAX_PORTS),
-	[MRC_A_EV_ENTRY_STATE] = NLA_POLICY_MASK(NLA_U32, MRC_EV_STATE_MASK),
-	[MRC_A_EV_ENTRY_FLAGS] = NLA_POLICY_MASK(NLA_U32, MRC_EV_OP_FLAGS_MASK),
-};
-
-const struct nla_policy mrc_nl_nscc_policy[MRC_A_NSCC_MAX + 1] = {
-	[MRC_A_NSCC_DISABLE_QA] = NLA_POLICY_MAX(NLA_U8, 1),
-	[MRC_A_NSCC_ADJUST_BYTES_THRESHOLD] = NLA_POLICY_MIN(NLA_U32, 1),
-	[MRC_A_NSCC_ADJUST_PERIOD_THRESHOLD] = NLA_POLICY_MIN(NLA_U32, 1),
-	[MRC_A_NSCC_BASE_RTT] = NLA_POLICY_MIN(NLA_U32, 1),
-	[MRC_A_NSCC_ETA] = { .type = NLA_U32 },
-	[MRC_A_NSCC_FI] = { .type = NLA_U32 },
-	[MRC_A_NSCC_FI_SCALE] = { .type = NLA_U32 },
-	[MRC_A_NSCC_GAMMA] = NLA_POLICY_FULL_RANGE(NLA_U32,
-						   &mrc_nl_fraction_range),
-	[MRC_A_NSCC_MAX_MD_JUMP] = NLA_POLICY_FULL_RANGE(NLA_U32,
-							 &mrc_nl_md_jump_range),
-	[MRC_A_NSCC_MAX_CWND] = NLA_POLICY_MIN(NLA_U32, 1),
-	[MRC_A_NSCC_QA_GATE] = NLA_POLICY_MAX(NLA_U8, 31),
-	[MRC_A_NSCC_QA_THRESHOLD] = NLA_POLICY_MIN(NLA_U32, 1),
-	[MRC_A_NSCC_TARGET_DELAY] = NLA_POLICY_MIN(NLA_U32, 1),
-};
-
-static const struct nla_policy mrc_nl_ep_req_policy[MRC_A_EP_REQ_MAX + 1] = {
-	[MRC_A_EP_REQ_REQ_ID] = { .type = NLA_U16 },
-	[MRC_A_EP_REQ_SGID] = NLA_POLICY_EXACT_LEN(MRC_GID_LEN),
-	[MRC_A_EP_REQ_DGID] = NLA_POLICY_EXACT_LEN(MRC_GID_LEN),
-	[MRC_A_EP_REQ_EV_FMT_MODE] = NLA_POLICY_MASK(NLA_U32,
-						     MRC_EV_FMT_MODE_MASK),
-	[MRC_A_EP_REQ_EV_VALUE] = MRC_NL_EV_VALUE_POLICY,
-	[MRC_A_EP_REQ_PORT] = NLA_POLICY_RANGE(NLA_U32, 1, MRC_MAX_PORTS),
-	[MRC_A_EP_REQ_PORT_STATUS] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy mrc_nl_dev_get_policy[MRC_A_DEVICE_MAX + 1] = {
-	MRC_NL_DEV_ATTRS(DEVICE),
-};
-
-static const struct nla_policy mrc_nl_dev_set_policy[MRC_A_DEVICE_MAX + 1] = {
-	MRC_NL_DEV_ATTRS(DEVICE),
-	[MRC_A_DEVICE_DEFAULT_EV_PROFILE] = { .type = NLA_U64 },
-	[MRC_A_DEVICE_DEFAULT_CC_PROFILE] = { .type = NLA_U64 },
-	[MRC_A_DEVICE_EV_SKIP_HOLD_US] = NLA_POLICY_MIN(NLA_U32, 1),
-};
-
-static const struct nla_policy mrc_nl_dev_new_policy[MRC_A_DEVICE_MAX + 1] = {
-	[MRC_A_DEVICE_DEV_NAME] = { .type = NLA_NUL_STRING,
-				    .len = MRC_DEV_NAME_MAX },
-	[MRC_A_DEVICE_NETDEV_IFINDEX] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy mrc_nl_port_get_policy[MRC_A_PORT_MAX + 1] = {
-	MRC_NL_DEV_ATTRS(PORT),
-	[MRC_A_PORT_PORT_INDEX] = NLA_POLICY_RANGE(NLA_U32, 1, MRC_MAX_PORTS),
-};
-
-static const struct nla_policy mrc_nl_port_set_policy[MRC_A_PORT_MAX + 1] = {
-	MRC_NL_DEV_ATTRS(PORT),
-	[MRC_A_PORT_PORT_INDEX] = NLA_POLICY_RANGE(NLA_U32, 1, MRC_MAX_PORTS),
-	[MRC_A_PORT_ADMIN_STATE] = NLA_POLICY_MAX(NLA_U32,
-						  MRC_PORT_ADMIN_STATE_MAX),
-};
-
-static const struct nla_policy
-mrc_nl_fmt_get_policy[MRC_A_EV_FMT_PROFILE_MAX + 1] = {
-	MRC_NL_DEV_ATTRS(EV_FMT_PROFILE),
-	[MRC_A_EV_FMT_PROFILE_ID] = NLA_POLICY_MIN(NLA_U64, 1),
-	[MRC_A_EV_FMT_PROFILE_ARRAY_SIZE] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy
-mrc_nl_fmt_set_policy[MRC_A_EV_FMT_PROFILE_MAX + 1] = {
-	MRC_NL_DEV_ATTRS(EV_FMT_PROFILE),
-	[MRC_A_EV_FMT_PROFILE_ID] = NLA_POLICY_MIN(NLA_U64, 1),
-	[MRC_A_EV_FMT_PROFILE_STATE] = NLA_POLICY_MAX(NLA_U32,
-						      MRC_PROFILE_STATE_MAX),
-	[MRC_A_EV_FMT_PROFILE_CUR_STATE] = NLA_POLICY_MAX(NLA_U32,
-							  MRC_PROFILE_STATE_MAX),
-	[MRC_A_EV_FMT_PROFILE_MODE] = NLA_POLICY_MASK(NLA_U32,
-						      MRC_EV_FMT_MODE_MASK),
-	[MRC_A_EV_FMT_PROFILE_FIELD] = NLA_POLICY_NESTED(mrc_nl_fmt_field_policy),
-};
-
-static const struct nla_policy mrc_nl_ev_get_policy[MRC_A_EV_PROFILE_MAX + 1] = {
-	MRC_NL_DEV_ATTRS(EV_PROFILE),
-	[MRC_A_EV_PROFILE_ID] = NLA_POLICY_MIN(NLA_U64, 1),
-	[MRC_A_EV_PROFILE_EV_OP] = NLA_POLICY_MAX(NLA_U32,
-						  MRC_EV_OP_QUERY_ARRAY),
-	[MRC_A_EV_PROFILE_EV] = NLA_POLICY_NESTED(mrc_nl_ev_entry_policy),
-	[MRC_A_EV_PROFILE_ARRAY_SIZE] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy mrc_nl_ev_set_policy[MRC_A_EV_PROFILE_MAX + 1] = {
-	MRC_NL_DEV_ATTRS(EV_PROFILE),
-	[MRC_A_EV_PROFILE_ID] = NLA_POLICY_MIN(NLA_U64, 1),
-	[MRC_A_EV_PROFILE_STATE] = NLA_POLICY_MAX(NLA_U32,
-						  MRC_PROFILE_STATE_MAX),
-	[MRC_A_EV_PROFILE_CUR_STATE] = NLA_POLICY_MAX(NLA_U32,
-						      MRC_PROFILE_STATE_MAX),
-	[MRC_A_EV_PROFILE_MODE] = NLA_POLICY_MASK(NLA_U32, MRC_EV_MODE_MASK),
-	[MRC_A_EV_PROFILE_FMT_PROFILE_ID] = { .type = NLA_U64 },
-	[MRC_A_EV_PROFILE_EV_COUNT] = NLA_POLICY_MIN(NLA_U32, 1),
-	[MRC_A_EV_PROFILE_EV_MIN_ACTIVE] = { .type = NLA_U32 },
-	[MRC_A_EV_PROFILE_EVENT_MASK] = NLA_POLICY_MASK(NLA_U32,
-							MRC_EV_STATE_MASK),
-	[MRC_A_EV_PROFILE_FIELD] = NLA_POLICY_NESTED(mrc_nl_ev_field_policy),
-	[MRC_A_EV_PROFILE_EV_OP] = NLA_POLICY_MAX(NLA_U32,
-						  MRC_EV_OP_QUERY_ARRAY),
-	[MRC_A_EV_PROFILE_EV] = NLA_POLICY_NESTED(mrc_nl_ev_entry_policy),
-};
-
-static const struct nla_policy
-mrc_nl_ev_array_policy[MRC_A_EV_PROFILE_MAX + 1] = {
-	MRC_NL_DEV_ATTRS(EV_PROFILE),
-	[MRC_A_EV_PROFILE_ID] = NLA_POLICY_MIN(NLA_U64, 1),
-};
-
-static const struct nla_policy mrc_nl_cc_get_policy[MRC_A_CC_PROFILE_MAX + 1] = {
-	MRC_NL_DEV_ATTRS(CC_PROFILE),
-	[MRC_A_CC_PROFILE_ID] = NLA_POLICY_MIN(NLA_U64, 1),
-};
-
-static const struct nla_policy mrc_nl_cc_set_policy[MRC_A_CC_PROFILE_MAX + 1] = {
-	MRC_NL_DEV_ATTRS(CC_PROFILE),
-	[MRC_A_CC_PROFILE_ID] = NLA_POLICY_MIN(NLA_U64, 1),
-	[MRC_A_CC_PROFILE_STATE] = NLA_POLICY_MAX(NLA_U32,
-						  MRC_PROFILE_STATE_MAX),
-	[MRC_A_CC_PROFILE_CUR_STATE] = NLA_POLICY_MAX(NLA_U32,
-						      MRC_PROFILE_STATE_MAX),
-	[MRC_A_CC_PROFILE_ALGORITHM] = { .type = NLA_NUL_STRING,
-					 .len = MRC_ALGO_NAME_MAX },
-	[MRC_A_CC_PROFILE_NSCC] = NLA_POLICY_NESTED(mrc_nl_nscc_policy),
-};
-
-static const struct nla_policy mrc_nl_qp_get_policy[MRC_A_QP_MAX + 1] = {
-	MRC_NL_DEV_ATTRS(QP),
-	[MRC_A_QP_QPN] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy mrc_nl_ep_op_policy[MRC_A_EP_MAX + 1] = {
-	MRC_NL_DEV_ATTRS(EP),
-	[MRC_A_EP_OP_TYPE] = NLA_POLICY_MAX(NLA_U32,
-					    MRC_EP_OP_TYPE_PORT_STATUS_UPDATE),
-	[MRC_A_EP_DSCP] = NLA_POLICY_MAX(NLA_U32, 63),
-	[MRC_A_EP_TIMEOUT] = NLA_POLICY_MIN(NLA_U32, 1),
-	[MRC_A_EP_REQ] = NLA_POLICY_NESTED(mrc_nl_ep_req_policy),
-};
+/*
+ * The policies are mrc_nl_policy.c's, generated from the spec; what YNL
+ * cannot say there (an EV value's maximum length) the parsers check.  A
+ * command's policy is as long as its last attribute.
+ */
+#define MRC_NL_MAXATTR(_policy)	(ARRAY_SIZE(_policy) - 1)
 
 /* --- devices ------------------------------------------------------------- */
 
@@ -539,8 +357,9 @@ static int mrc_nl_dev_dump_one(struct sk_buff *skb,
 static int mrc_nl_dev_get_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
-	return mrc_nl_dump_devs(skb, cb, mrc_nl_dev_get_policy,
-				MRC_A_DEVICE_MAX, false, mrc_nl_dev_dump_one);
+	return mrc_nl_dump_devs(skb, cb, mrc_dev_get_nl_policy,
+				MRC_NL_MAXATTR(mrc_dev_get_nl_policy),
+				false, mrc_nl_dev_dump_one);
 }
 
 static int mrc_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
@@ -771,8 +590,9 @@ static int mrc_nl_port_dump_one(struct sk_buff *skb,
 static int mrc_nl_port_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
-	return mrc_nl_dump_devs(skb, cb, mrc_nl_port_get_policy,
-				MRC_A_PORT_MAX, false, mrc_nl_port_dump_one);
+	return mrc_nl_dump_devs(skb, cb, mrc_port_get_do_nl_policy,
+				MRC_NL_MAXATTR(mrc_port_get_do_nl_policy),
+				false, mrc_nl_port_dump_one);
 }
 
 static int mrc_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
@@ -836,8 +656,9 @@ static int mrc_nl_fmt_dump_one(struct sk_buff *skb,
 static int mrc_nl_fmt_get_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
-	return mrc_nl_dump_devs(skb, cb, mrc_nl_fmt_get_policy,
-				MRC_A_EV_FMT_PROFILE_MAX, false,
+	return mrc_nl_dump_devs(skb, cb, mrc_ev_fmt_profile_get_do_nl_policy,
+				MRC_NL_MAXATTR(mrc_ev_fmt_profile_get_do_nl_policy),
+				false,
 				mrc_nl_fmt_dump_one);
 }
 
@@ -874,8 +695,9 @@ static int mrc_nl_ev_dump_one(struct sk_buff *skb,
 static int mrc_nl_ev_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb)
 {
-	return mrc_nl_dump_devs(skb, cb, mrc_nl_ev_get_policy,
-				MRC_A_EV_PROFILE_MAX, false,
+	return mrc_nl_dump_devs(skb, cb, mrc_ev_profile_get_do_nl_policy,
+				MRC_NL_MAXATTR(mrc_ev_profile_get_do_nl_policy),
+				false,
 				mrc_nl_ev_dump_one);
 }
 
@@ -897,8 +719,9 @@ static int mrc_nl_ev_array_dump_one(struct sk_buff *skb,
 static int mrc_nl_ev_array_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
-	return mrc_nl_dump_devs(skb, cb, mrc_nl_ev_array_policy,
-				MRC_A_EV_PROFILE_MAX, true,
+	return mrc_nl_dump_devs(skb, cb, mrc_ev_get_nl_policy,
+				MRC_NL_MAXATTR(mrc_ev_get_nl_policy),
+				true,
 				mrc_nl_ev_array_dump_one);
 }
 
@@ -935,8 +758,9 @@ static int mrc_nl_cc_dump_one(struct sk_buff *skb,
 static int mrc_nl_cc_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb)
 {
-	return mrc_nl_dump_devs(skb, cb, mrc_nl_cc_get_policy,
-				MRC_A_CC_PROFILE_MAX, false,
+	return mrc_nl_dump_devs(skb, cb, mrc_cc_profile_get_do_nl_policy,
+				MRC_NL_MAXATTR(mrc_cc_profile_get_do_nl_policy),
+				false,
 				mrc_nl_cc_dump_one);
 }
 
@@ -1060,7 +884,8 @@ static int mrc_nl_qp_dump_one(struct sk_buff *skb,
 static int mrc_nl_qp_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb)
 {
-	return mrc_nl_dump_devs(skb, cb, mrc_nl_qp_get_policy, MRC_A_QP_MAX,
+	return mrc_nl_dump_devs(skb, cb, mrc_qp_get_do_nl_policy,
+				MRC_NL_MAXATTR(mrc_qp_get_do_nl_policy),
 				false, mrc_nl_qp_dump_one);
 }
 
@@ -1121,7 +946,7 @@ static int mrc_nl_ep_parse(struct genl_info *info, struct ib_device *ibdev,
 	unsigned int i;
 	int err;
 
-	err = nla_parse_nested(tb, MRC_A_EP_REQ_MAX, nest, mrc_nl_ep_req_policy,
+	err = nla_parse_nested(tb, MRC_A_EP_REQ_MAX, nest, mrc_ep_req_nl_policy,
 			       extack);
 	if (err)
 		return err;
@@ -1144,9 +969,11 @@ static int mrc_nl_ep_parse(struct genl_info *info, struct ib_device *ibdev,
 				    "the device has no such port");
 		return -EINVAL;
 	}
+	err = mrc_ev_attr_len(tb[MRC_A_EP_REQ_EV_VALUE], extack);
+	if (err < 0)
+		return err;
 	err = mrc_nl_ep_ev(nla_get_u32(tb[MRC_A_EP_REQ_EV_FMT_MODE]),
-			   nla_data(tb[MRC_A_EP_REQ_EV_VALUE]),
-			   nla_len(tb[MRC_A_EP_REQ_EV_VALUE]),
+			   nla_data(tb[MRC_A_EP_REQ_EV_VALUE]), err,
 			   nla_get_u32(tb[MRC_A_EP_REQ_PORT]), &req->ev,
 			   tb[MRC_A_EP_REQ_EV_VALUE], extack);
 	if (err)
@@ -1290,92 +1117,113 @@ out:
 
 /* --- operations and the family -------------------------------------------------- */
 
-#define MRC_NL_OP(_cmd, _policy, _maxattr, _flags)			\
-	.cmd = _cmd, .policy = _policy, .maxattr = _maxattr, .flags = _flags
-
 /*
  * struct genl_ops, not genl_split_ops: 6.1 has no split ops.  One policy
  * serves the do and the dump form of a command.
  */
 static const struct genl_ops mrc_nl_ops[] = {
 	{
-		MRC_NL_OP(MRC_CMD_DEV_GET, mrc_nl_dev_get_policy,
-			  MRC_A_DEVICE_MAX, 0),
+		.cmd = MRC_CMD_DEV_GET,
+		.policy = mrc_dev_get_nl_policy,
+		.maxattr = MRC_NL_MAXATTR(mrc_dev_get_nl_policy),
 		.doit = mrc_nl_dev_get_doit,
 		.dumpit = mrc_nl_dev_get_dumpit,
 	},
 	{
-		MRC_NL_OP(MRC_CMD_DEV_SET, mrc_nl_dev_set_policy,
-			  MRC_A_DEVICE_MAX, GENL_ADMIN_PERM),
+		.cmd = MRC_CMD_DEV_SET,
+		.policy = mrc_dev_set_nl_policy,
+		.maxattr = MRC_NL_MAXATTR(mrc_dev_set_nl_policy),
+		.flags = GENL_ADMIN_PERM,
 		.doit = mrc_nl_dev_set_doit,
 	},
 	{
-		MRC_NL_OP(MRC_CMD_DEV_NEW, mrc_nl_dev_new_policy,
-			  MRC_A_DEVICE_MAX, GENL_ADMIN_PERM),
+		.cmd = MRC_CMD_DEV_NEW,
+		.policy = mrc_dev_new_nl_policy,
+		.maxattr = MRC_NL_MAXATTR(mrc_dev_new_nl_policy),
+		.flags = GENL_ADMIN_PERM,
 		.doit = mrc_nl_dev_new_doit,
 	},
 	{
-		MRC_NL_OP(MRC_CMD_DEV_DEL, mrc_nl_dev_get_policy,
-			  MRC_A_DEVICE_MAX, GENL_ADMIN_PERM),
+		.cmd = MRC_CMD_DEV_DEL,
+		.policy = mrc_dev_del_nl_policy,
+		.maxattr = MRC_NL_MAXATTR(mrc_dev_del_nl_policy),
+		.flags = GENL_ADMIN_PERM,
 		.doit = mrc_nl_dev_del_doit,
 	},
 	{
-		MRC_NL_OP(MRC_CMD_PORT_GET, mrc_nl_port_get_policy,
-			  MRC_A_PORT_MAX, 0),
+		.cmd = MRC_CMD_PORT_GET,
+		.policy = mrc_port_get_do_nl_policy,
+		.maxattr = MRC_NL_MAXATTR(mrc_port_get_do_nl_policy),
 		.doit = mrc_nl_port_get_doit,
 		.dumpit = mrc_nl_port_get_dumpit,
 	},
 	{
-		MRC_NL_OP(MRC_CMD_PORT_SET, mrc_nl_port_set_policy,
-			  MRC_A_PORT_MAX, GENL_ADMIN_PERM),
+		.cmd = MRC_CMD_PORT_SET,
+		.policy = mrc_port_set_nl_policy,
+		.maxattr = MRC_NL_MAXATTR(mrc_port_set_nl_policy),
+		.flags = GENL_ADMIN_PERM,
 		.doit = mrc_nl_port_set_doit,
 	},
 	{
-		MRC_NL_OP(MRC_CMD_EV_FMT_PROFILE_GET, mrc_nl_fmt_get_policy,
-			  MRC_A_EV_FMT_PROFILE_MAX, 0),
+		.cmd = MRC_CMD_EV_FMT_PROFILE_GET,
+		.policy = mrc_ev_fmt_profile_get_do_nl_policy,
+		.maxattr = MRC_NL_MAXATTR(mrc_ev_fmt_profile_get_do_nl_policy),
 		.doit = mrc_nl_fmt_get_doit,
 		.dumpit = mrc_nl_fmt_get_dumpit,
 	},
 	{
-		MRC_NL_OP(MRC_CMD_EV_FMT_PROFILE_SET, mrc_nl_fmt_set_policy,
-			  MRC_A_EV_FMT_PROFILE_MAX, GENL_ADMIN_PERM),
+		.cmd = MRC_CMD_EV_FMT_PROFILE_SET,
+		.policy = mrc_ev_fmt_profile_set_nl_policy,
+		.maxattr = MRC_NL_MAXATTR(mrc_ev_fmt_profile_set_nl_policy),
+		.flags = GENL_ADMIN_PERM,
 		.doit = mrc_nl_fmt_set_doit,
 	},
 	{
-		MRC_NL_OP(MRC_CMD_EV_PROFILE_GET, mrc_nl_ev_get_policy,
-			  MRC_A_EV_PROFILE_MAX, 0),
+		.cmd = MRC_CMD_EV_PROFILE_GET,
+		.policy = mrc_ev_profile_get_do_nl_policy,
+		.maxattr = MRC_NL_MAXATTR(mrc_ev_profile_get_do_nl_policy),
 		.doit = mrc_nl_ev_get_doit,
 		.dumpit = mrc_nl_ev_get_dumpit,
 	},
 	{
-		MRC_NL_OP(MRC_CMD_EV_PROFILE_SET, mrc_nl_ev_set_policy,
-			  MRC_A_EV_PROFILE_MAX, GENL_ADMIN_PERM),
+		.cmd = MRC_CMD_EV_PROFILE_SET,
+		.policy = mrc_ev_profile_set_nl_policy,
+		.maxattr = MRC_NL_MAXATTR(mrc_ev_profile_set_nl_policy),
+		.flags = GENL_ADMIN_PERM,
 		.doit = mrc_nl_ev_set_doit,
 	},
 	{
-		MRC_NL_OP(MRC_CMD_EV_GET, mrc_nl_ev_array_policy,
-			  MRC_A_EV_PROFILE_MAX, 0),
+		.cmd = MRC_CMD_EV_GET,
+		.policy = mrc_ev_get_nl_policy,
+		.maxattr = MRC_NL_MAXATTR(mrc_ev_get_nl_policy),
 		.dumpit = mrc_nl_ev_array_dumpit,
 	},
 	{
-		MRC_NL_OP(MRC_CMD_CC_PROFILE_GET, mrc_nl_cc_get_policy,
-			  MRC_A_CC_PROFILE_MAX, 0),
+		.cmd = MRC_CMD_CC_PROFILE_GET,
+		.policy = mrc_cc_profile_get_do_nl_policy,
+		.maxattr = MRC_NL_MAXATTR(mrc_cc_profile_get_do_nl_policy),
 		.doit = mrc_nl_cc_get_doit,
 		.dumpit = mrc_nl_cc_get_dumpit,
 	},
 	{
-		MRC_NL_OP(MRC_CMD_CC_PROFILE_SET, mrc_nl_cc_set_policy,
-			  MRC_A_CC_PROFILE_MAX, GENL_ADMIN_PERM),
+		.cmd = MRC_CMD_CC_PROFILE_SET,
+		.policy = mrc_cc_profile_set_nl_policy,
+		.maxattr = MRC_NL_MAXATTR(mrc_cc_profile_set_nl_policy),
+		.flags = GENL_ADMIN_PERM,
 		.doit = mrc_nl_cc_set_doit,
 	},
 	{
-		MRC_NL_OP(MRC_CMD_QP_GET, mrc_nl_qp_get_policy, MRC_A_QP_MAX, 0),
+		.cmd = MRC_CMD_QP_GET,
+		.policy = mrc_qp_get_do_nl_policy,
+		.maxattr = MRC_NL_MAXATTR(mrc_qp_get_do_nl_policy),
 		.doit = mrc_nl_qp_get_doit,
 		.dumpit = mrc_nl_qp_get_dumpit,
 	},
 	{
-		MRC_NL_OP(MRC_CMD_EP_OP, mrc_nl_ep_op_policy, MRC_A_EP_MAX,
-			  GENL_ADMIN_PERM),
+		.cmd = MRC_CMD_EP_OP,
+		.policy = mrc_ep_op_nl_policy,
+		.maxattr = MRC_NL_MAXATTR(mrc_ep_op_nl_policy),
+		.flags = GENL_ADMIN_PERM,
 		.doit = mrc_nl_ep_op_doit,
 	},
 };

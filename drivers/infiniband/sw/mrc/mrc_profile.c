@@ -281,7 +281,7 @@ static int mrc_fmt_parse_fields(struct genl_info *info,
 			return -E2BIG;
 		}
 		err = nla_parse_nested(ftb, MRC_A_FMT_FIELD_MAX, nest,
-				       mrc_nl_fmt_field_policy, extack);
+				       mrc_fmt_field_nl_policy, extack);
 		if (err)
 			return err;
 		if (!ftb[MRC_A_FMT_FIELD_WIDTH]) {
@@ -584,7 +584,7 @@ static int mrc_ev_parse_fields(struct genl_info *info, struct mrc_ev_cfg *c)
 			return -E2BIG;
 		}
 		err = nla_parse_nested(ftb, MRC_A_EV_FIELD_MAX, nest,
-				       mrc_nl_ev_field_policy, extack);
+				       mrc_ev_field_nl_policy, extack);
 		if (err)
 			return err;
 		if (!ftb[MRC_A_EV_FIELD_WIDTH]) {
@@ -732,14 +732,19 @@ static int mrc_entry_ev(struct nlattr *const *etb, struct nlattr *nest,
 			int vtype, int ptype, u8 *val, u8 *len, u8 *port,
 			struct netlink_ext_ack *extack)
 {
+	int n;
+
 	if (!etb[vtype] || !etb[ptype]) {
 		NL_SET_ERR_MSG_ATTR(extack, nest, "the entry needs a value and a port");
 		NL_SET_ERR_ATTR_MISS(extack, nest, etb[vtype] ? ptype : vtype);
 		return -EINVAL;
 	}
+	n = mrc_ev_attr_len(etb[vtype], extack);
+	if (n < 0)
+		return n;
 	memset(val, 0, MRC_EV_MAX_BYTES);
-	*len = nla_len(etb[vtype]);
-	memcpy(val, nla_data(etb[vtype]), *len);
+	*len = n;
+	memcpy(val, nla_data(etb[vtype]), n);
 	*port = nla_get_u32(etb[ptype]);
 	return 0;
 }
@@ -778,7 +783,7 @@ static int mrc_ev_entry_parse(struct mrc_ev_entry *e, struct nlattr *nest,
 
 	e->nest = nest;
 	err = nla_parse_nested(etb, MRC_A_EV_ENTRY_MAX, nest,
-			       mrc_nl_ev_entry_policy, extack);
+			       mrc_ev_entry_nl_policy, extack);
 	if (err)
 		return err;
 	if (!etb[MRC_A_EV_ENTRY_STATE]) {
@@ -1623,7 +1628,7 @@ static int mrc_ev_query_slots(struct mrc_ev_profile *p, struct genl_info *info,
 		if (nla_type(nest) != MRC_A_EV_PROFILE_EV)
 			continue;
 		err = nla_parse_nested(etb, MRC_A_EV_ENTRY_MAX, nest,
-				       mrc_nl_ev_entry_policy, extack);
+				       mrc_ev_entry_nl_policy, extack);
 		if (err)
 			goto fail;
 		if (etb[MRC_A_EV_ENTRY_INDEX]) {
@@ -1821,7 +1826,7 @@ static int mrc_cc_parse_nscc(struct nlattr *attr, struct mrc_cc_cfg *c,
 	u32 nscc[MRC_A_NSCC_MAX + 1];
 	int i, err;
 
-	err = nla_parse_nested(ntb, MRC_A_NSCC_MAX, attr, mrc_nl_nscc_policy,
+	err = nla_parse_nested(ntb, MRC_A_NSCC_MAX, attr, mrc_nscc_nl_policy,
 			       extack);
 	if (err)
 		return err;

@@ -14,6 +14,7 @@
 #include <uapi/linux/mrc_netlink.h>
 
 #include "mrc.h"
+#include "mrc_nl_policy.h"
 
 /* Bits of an EV a format mode places in the headers. */
 #define MRC_FMT_UDP_BITS	16
@@ -159,11 +160,19 @@ static inline unsigned int mrc_req_count(struct genl_info *info, int type)
 	return n;
 }
 
-/* Nested policies of the family (mrc_nl.c). */
-extern const struct nla_policy mrc_nl_fmt_field_policy[MRC_A_FMT_FIELD_MAX + 1];
-extern const struct nla_policy mrc_nl_ev_field_policy[MRC_A_EV_FIELD_MAX + 1];
-extern const struct nla_policy mrc_nl_ev_entry_policy[MRC_A_EV_ENTRY_MAX + 1];
-extern const struct nla_policy mrc_nl_nscc_policy[MRC_A_NSCC_MAX + 1];
+/*
+ * The length of EV value attribute @attr, or -ERANGE if it is longer than
+ * an EV: the generated policy bounds it only from below.
+ */
+static inline int mrc_ev_attr_len(const struct nlattr *attr,
+				  struct netlink_ext_ack *extack)
+{
+	if (nla_len(attr) <= MRC_EV_MAX_BYTES)
+		return nla_len(attr);
+	NL_SET_ERR_MSG_ATTR(extack, attr,
+			    "an EV is at most ev-max-bytes (32) bytes");
+	return -ERANGE;
+}
 
 /* mrc_nl.c: message helpers for the profile code. */
 void *mrc_nl_msg_put(struct sk_buff *skb, u32 portid, u32 seq, int flags,

@@ -614,9 +614,15 @@ ok_do ev-profile-get "{$D0, \"id\": 6, \"ev-op\": \"query-array\"}" \
 err_do $EOPNOTSUPP "SRv6 EV profiles cannot be used yet" dev-set \
 	"{$D0, \"default-ev-profile\": 6}" '"bad-attr": ".default-ev-profile"'
 ok_dump ev-profile-get "{$D0}" '[{"id": 1}, {"id": 2}, {"id": 4}, {"id": 6}]'
-# Policy: an EV value longer than 32 bytes.
-nl "ev value of 33 bytes refused by the policy" \
-	"\"do\": \"ev-profile-set\", \"attrs\": {$D0, \"id\": 6, \"ev-op\": \"modify-state\", \"ev\": [{\"value\": \"$(printf '%066d' 1)\", \"port\": 1, \"state\": \"denied\"}]}, \"expect\": {\"errno\": $ERANGE}"
+# EV values of 1 to 32 bytes: an empty one fails the (generated) policy,
+# a longer one the driver's own check (YNL's policy has no maximum).
+EV33=$(printf '%066d' 1)
+nl "empty ev value refused by the policy" \
+	"\"do\": \"ev-profile-set\", \"attrs\": {$D0, \"id\": 6, \"ev-op\": \"modify-state\", \"ev\": [{\"value\": \"\", \"port\": 1, \"state\": \"denied\"}]}, \"expect\": {\"errno\": $ERANGE}"
+err_do $ERANGE "an EV is at most ev-max-bytes (32) bytes" ev-profile-set \
+	"{$D0, \"id\": 6, \"ev-op\": \"modify-state\", \"ev\": [{\"value\": \"$EV33\", \"port\": 1, \"state\": \"denied\"}]}"
+err_do $ERANGE "an EV is at most ev-max-bytes (32) bytes" ev-profile-set \
+	"{$D0, \"id\": 6, \"ev-op\": \"replace\", \"ev\": [{\"index\": 0, \"new-value\": \"$EV33\", \"new-port\": 1, \"state\": \"good\"}]}"
 
 # --- CC profiles ---------------------------------------------------------------------
 
@@ -838,6 +844,8 @@ err_do $EINVAL "the device has no such port" ep-op \
 	"{$EP, \"req\": [{\"req-id\": 1, \"sgid\": \"$GID0\", \"dgid\": \"$GID0\", \"ev-fmt-mode\": \"udp\", \"ev-value\": \"c123\", \"port\": 2}]}"
 err_do $EINVAL "the EV does not fit its mode" ep-op \
 	"{$EP, \"req\": [{\"req-id\": 1, \"sgid\": \"$GID0\", \"dgid\": \"$GID0\", \"ev-fmt-mode\": \"udp\", \"ev-value\": \"c12301\", \"port\": 1}]}"
+err_do $ERANGE "an EV is at most ev-max-bytes (32) bytes" ep-op \
+	"{$EP, \"req\": [{\"req-id\": 1, \"sgid\": \"$GID0\", \"dgid\": \"$GID0\", \"ev-fmt-mode\": \"udp\", \"ev-value\": \"$(printf '%066d' 1)\", \"port\": 1}]}"
 err_do $EOPNOTSUPP "SRv6 endpoint requests are not supported yet" ep-op \
 	"{$EP, \"req\": [{\"req-id\": 1, \"sgid\": \"$GID0\", \"dgid\": \"$GID0\", \"ev-fmt-mode\": \"srv6\", \"ev-value\": \"$SRV6_EV\", \"port\": 1}]}"
 reqs=
