@@ -16,6 +16,7 @@
 #include <uapi/linux/mrc_netlink.h>
 
 #include "mrc.h"
+#include "mrc_compat.h"
 #include "mrc_nl.h"
 #include "mrc_nl_policy.h"
 #include "mrc_profile.h"
@@ -23,10 +24,6 @@
 unsigned int mrc_param_ev_event_rate = MRC_DEFAULT_EV_EVENT_RATE;
 module_param_named(ev_event_rate, mrc_param_ev_event_rate, uint, 0644);
 MODULE_PARM_DESC(ev_event_rate, "EV events a device sends per second at most; the rest are counted as dropped (default 1000)");
-
-/* Room for a formatted extack message on kernels without _msg_buf. */
-#define MRC_NL_MSG_LEN		80
-#define MRC_NL_MSG_BUFS		64
 
 /*
  * The registered MRC devices by ib_device index.  An ib_client fills it: the
@@ -123,10 +120,42 @@ static struct ib_device *mrc_nl_dev_find(struct net *net,
 	return ibdev;
 }
 
-static struct ib_device *mrc_nl_info_dev(struct genl_info *info)
+/*
+ * Ops flagged MRC_NL_F_DEV act on the device their request names: the
+ * pre_doit hook finds it (and refuses the request when there is none),
+ * the doit reads it with mrc_nl_dev() and the post_doit hook drops it.
+ */
+#define MRC_NL_F_DEV	BIT(0)
+
+static int mrc_nl_pre_doit(const struct mrc_genl_hook_ops *ops,
+			   struct sk_buff *skb, struct genl_info *info)
 {
-	return mrc_nl_dev_find(genl_info_net(info), info->attrs, true,
-			       info->extack);
+	struct ib_device *ibdev;
+
+	info->user_ptr[0] = NULL;
+	if (!(ops->internal_flags & MRC_NL_F_DEV))
+		return 0;
+	ibdev = mrc_nl_dev_find(genl_info_net(info), info->attrs, true,
+				info->extack);
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
+	info->user_ptr[0] = to_mdev(ibdev);
+	return 0;
+}
+
+static void mrc_nl_post_doit(const struct mrc_genl_hook_ops *ops,
+			     struct sk_buff *skb, struct genl_info *info)
+{
+	struct mrc_dev *dev = info->user_ptr[0];
+
+	if (dev)
+		ib_device_put(&dev->ibdev);
+}
+
+/* The device of an MRC_NL_F_DEV op, pinned until its doit returns. */
+static struct mrc_dev *mrc_nl_dev(struct genl_info *info)
+{
+	return info->user_ptr[0];
 }
 
 /* Ends a dump step: an skb with messages makes the caller come back. */
@@ -159,23 +188,8 @@ int mrc_nl_put_dev(struct sk_buff *skb, struct mrc_dev *dev)
 void mrc_nl_set_e2big(struct netlink_ext_ack *extack,
 		      const struct nlattr *attr, u32 needed)
 {
-#ifdef NL_SET_ERR_MSG_FMT
-	NL_SET_ERR_MSG_FMT(extack, "array-size is too small: need %u entries",
-			   needed);
-#else
-	/*
-	 * Older kernels keep only a pointer to the message, which must
-	 * outlive the handler until the ack is built: a ring of buffers.
-	 */
-	static char bufs[MRC_NL_MSG_BUFS][MRC_NL_MSG_LEN];
-	static atomic_t next = ATOMIC_INIT(0);
-	char *buf = bufs[(u32)atomic_inc_return(&next) % MRC_NL_MSG_BUFS];
-
-	snprintf(buf, MRC_NL_MSG_LEN, "array-size is too small: need %u entries",
-		 needed);
-	if (extack)
-		extack->_msg = buf;
-#endif
+	mrc_nl_msg_u32(extack, "array-size is too small: need %u entries",
+		       needed);
 	if (!extack)
 		return;
 	extack->bad_attr = attr;
@@ -195,33 +209,18 @@ typedef int (*mrc_nl_dump_fn)(struct sk_buff *skb, struct netlink_callback *cb,
 			      unsigned long *pos);
 
 static int mrc_nl_dump_devs(struct sk_buff *skb, struct netlink_callback *cb,
-			    const struct nla_policy *policy, int maxattr,
 			    bool dev_required, mrc_nl_dump_fn fn)
 {
+	struct nlattr **tb = mrc_nl_dump_attrs(cb);
 	struct net *net = sock_net(skb->sk);
 	unsigned long index = cb->args[0];
 	unsigned long pos = cb->args[1];
 	struct ib_device *ibdev;
-	struct nlattr **tb;
-	int err;
-
-	tb = kcalloc(maxattr + 1, sizeof(*tb), GFP_KERNEL);
-	if (!tb)
-		return -ENOMEM;
-	/*
-	 * genetlink validated the request already; where it keeps the parsed
-	 * attributes differs between 6.1 and 6.12, so parse them again.
-	 */
-	err = nlmsg_parse(cb->nlh, GENL_HDRLEN, tb, maxattr, policy,
-			  cb->extack);
-	if (err)
-		goto out;
+	int err = 0;
 
 	ibdev = mrc_nl_dev_find(net, tb, dev_required, cb->extack);
-	if (IS_ERR(ibdev)) {
-		err = PTR_ERR(ibdev);
-		goto out;
-	}
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
 	if (ibdev) {
 		if (!cb->args[2]) {
 			err = fn(skb, cb, to_mdev(ibdev), tb, &pos);
@@ -229,8 +228,7 @@ static int mrc_nl_dump_devs(struct sk_buff *skb, struct netlink_callback *cb,
 			cb->args[2] = !err;
 		}
 		ib_device_put(ibdev);
-		err = mrc_nl_dump_ret(skb, err);
-		goto out;
+		return mrc_nl_dump_ret(skb, err);
 	}
 
 	while ((ibdev = mrc_nl_get_next(net, &index))) {
@@ -244,17 +242,12 @@ static int mrc_nl_dump_devs(struct sk_buff *skb, struct netlink_callback *cb,
 	}
 	cb->args[0] = index;
 	cb->args[1] = pos;
-	err = mrc_nl_dump_ret(skb, err);
-out:
-	kfree(tb);
-	return err;
+	return mrc_nl_dump_ret(skb, err);
 }
 
-/* Reply to a do request with @msg (or its error); drops @ibdev. */
-static int mrc_nl_send(struct genl_info *info, struct ib_device *ibdev,
-		       struct sk_buff *msg)
+/* Reply to a do request with @msg (or its error). */
+static int mrc_nl_reply(struct genl_info *info, struct sk_buff *msg)
 {
-	ib_device_put(ibdev);
 	if (IS_ERR(msg))
 		return PTR_ERR(msg);
 	return genlmsg_reply(msg, info);
@@ -320,24 +313,19 @@ cancel:
 
 static int mrc_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct ib_device *ibdev = mrc_nl_info_dev(info);
 	struct sk_buff *msg;
 	int err;
 
-	if (IS_ERR(ibdev))
-		return PTR_ERR(ibdev);
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg) {
-		msg = ERR_PTR(-ENOMEM);
-	} else {
-		err = mrc_nl_dev_fill(msg, ibdev, info->snd_portid,
-				      info->snd_seq, 0);
-		if (err) {
-			nlmsg_free(msg);
-			msg = ERR_PTR(err);
-		}
+	if (!msg)
+		return -ENOMEM;
+	err = mrc_nl_dev_fill(msg, &mrc_nl_dev(info)->ibdev, info->snd_portid,
+			      info->snd_seq, 0);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
 	}
-	return mrc_nl_send(info, ibdev, msg);
+	return genlmsg_reply(msg, info);
 }
 
 static int mrc_nl_dev_dump_one(struct sk_buff *skb,
@@ -357,21 +345,12 @@ static int mrc_nl_dev_dump_one(struct sk_buff *skb,
 static int mrc_nl_dev_get_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
-	return mrc_nl_dump_devs(skb, cb, mrc_dev_get_nl_policy,
-				MRC_NL_MAXATTR(mrc_dev_get_nl_policy),
-				false, mrc_nl_dev_dump_one);
+	return mrc_nl_dump_devs(skb, cb, false, mrc_nl_dev_dump_one);
 }
 
 static int mrc_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct ib_device *ibdev = mrc_nl_info_dev(info);
-	int err;
-
-	if (IS_ERR(ibdev))
-		return PTR_ERR(ibdev);
-	err = mrc_profile_dev_set(to_mdev(ibdev), info);
-	ib_device_put(ibdev);
-	return err;
+	return mrc_profile_dev_set(mrc_nl_dev(info), info);
 }
 
 static int mrc_nl_dev_new_doit(struct sk_buff *skb, struct genl_info *info)
@@ -463,12 +442,14 @@ out:
 
 static int mrc_nl_dev_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct ib_device *ibdev = mrc_nl_info_dev(info);
+	struct mrc_dev *dev = mrc_nl_dev(info);
 
-	if (IS_ERR(ibdev))
-		return PTR_ERR(ibdev);
-	/* As `rdma link delete`: user contexts are disassociated. */
-	ib_unregister_device_and_put(ibdev);
+	/*
+	 * As `rdma link delete`: user contexts are disassociated.  The
+	 * unregistration consumes the hook's reference.
+	 */
+	info->user_ptr[0] = NULL;
+	ib_unregister_device_and_put(&dev->ibdev);
 	return 0;
 }
 
@@ -533,31 +514,24 @@ static int mrc_nl_port_arg(struct genl_info *info, struct ib_device *ibdev,
 
 static int mrc_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct ib_device *ibdev = mrc_nl_info_dev(info);
+	struct ib_device *ibdev = &mrc_nl_dev(info)->ibdev;
 	struct sk_buff *msg;
 	u32 port;
 	int err;
 
-	if (IS_ERR(ibdev))
-		return PTR_ERR(ibdev);
 	err = mrc_nl_port_arg(info, ibdev, &port);
-	if (err) {
-		msg = ERR_PTR(err);
-		goto out;
-	}
+	if (err)
+		return err;
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg) {
-		msg = ERR_PTR(-ENOMEM);
-		goto out;
-	}
+	if (!msg)
+		return -ENOMEM;
 	err = mrc_nl_port_fill(msg, ibdev, port, info->snd_portid,
 			       info->snd_seq, 0);
 	if (err) {
 		nlmsg_free(msg);
-		msg = ERR_PTR(err);
+		return err;
 	}
-out:
-	return mrc_nl_send(info, ibdev, msg);
+	return genlmsg_reply(msg, info);
 }
 
 static int mrc_nl_port_dump_one(struct sk_buff *skb,
@@ -590,59 +564,39 @@ static int mrc_nl_port_dump_one(struct sk_buff *skb,
 static int mrc_nl_port_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
-	return mrc_nl_dump_devs(skb, cb, mrc_port_get_do_nl_policy,
-				MRC_NL_MAXATTR(mrc_port_get_do_nl_policy),
-				false, mrc_nl_port_dump_one);
+	return mrc_nl_dump_devs(skb, cb, false, mrc_nl_port_dump_one);
 }
 
 static int mrc_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *admin = info->attrs[MRC_A_PORT_ADMIN_STATE];
-	struct ib_device *ibdev = mrc_nl_info_dev(info);
+	struct mrc_dev *dev = mrc_nl_dev(info);
 	u32 port;
 	int err;
 
-	if (IS_ERR(ibdev))
-		return PTR_ERR(ibdev);
-	err = mrc_nl_port_arg(info, ibdev, &port);
+	err = mrc_nl_port_arg(info, &dev->ibdev, &port);
 	if (err)
-		goto out;
+		return err;
 	if (!admin) {
 		NL_SET_ERR_MSG(info->extack, "admin-state is required");
 		NL_SET_ERR_ATTR_MISS(info->extack, NULL, MRC_A_PORT_ADMIN_STATE);
-		err = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
-	err = mrc_port_set_admin(to_mdev(ibdev), port,
-				 nla_get_u32(admin) ==
-				 MRC_PORT_ADMIN_STATE_ENABLED, info->extack);
-out:
-	ib_device_put(ibdev);
-	return err;
+	return mrc_port_set_admin(dev, port,
+				  nla_get_u32(admin) ==
+				  MRC_PORT_ADMIN_STATE_ENABLED, info->extack);
 }
 
 /* --- profiles ------------------------------------------------------------------- */
 
 static int mrc_nl_fmt_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct ib_device *ibdev = mrc_nl_info_dev(info);
-	int err;
-
-	if (IS_ERR(ibdev))
-		return PTR_ERR(ibdev);
-	err = mrc_profile_fmt_set(to_mdev(ibdev), info);
-	ib_device_put(ibdev);
-	return err;
+	return mrc_profile_fmt_set(mrc_nl_dev(info), info);
 }
 
 static int mrc_nl_fmt_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct ib_device *ibdev = mrc_nl_info_dev(info);
-
-	if (IS_ERR(ibdev))
-		return PTR_ERR(ibdev);
-	return mrc_nl_send(info, ibdev,
-			   mrc_profile_fmt_get(to_mdev(ibdev), info));
+	return mrc_nl_reply(info, mrc_profile_fmt_get(mrc_nl_dev(info), info));
 }
 
 static int mrc_nl_fmt_dump_one(struct sk_buff *skb,
@@ -656,32 +610,17 @@ static int mrc_nl_fmt_dump_one(struct sk_buff *skb,
 static int mrc_nl_fmt_get_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
-	return mrc_nl_dump_devs(skb, cb, mrc_ev_fmt_profile_get_do_nl_policy,
-				MRC_NL_MAXATTR(mrc_ev_fmt_profile_get_do_nl_policy),
-				false,
-				mrc_nl_fmt_dump_one);
+	return mrc_nl_dump_devs(skb, cb, false, mrc_nl_fmt_dump_one);
 }
 
 static int mrc_nl_ev_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct ib_device *ibdev = mrc_nl_info_dev(info);
-	int err;
-
-	if (IS_ERR(ibdev))
-		return PTR_ERR(ibdev);
-	err = mrc_profile_ev_set(to_mdev(ibdev), info);
-	ib_device_put(ibdev);
-	return err;
+	return mrc_profile_ev_set(mrc_nl_dev(info), info);
 }
 
 static int mrc_nl_ev_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct ib_device *ibdev = mrc_nl_info_dev(info);
-
-	if (IS_ERR(ibdev))
-		return PTR_ERR(ibdev);
-	return mrc_nl_send(info, ibdev,
-			   mrc_profile_ev_get(to_mdev(ibdev), info));
+	return mrc_nl_reply(info, mrc_profile_ev_get(mrc_nl_dev(info), info));
 }
 
 static int mrc_nl_ev_dump_one(struct sk_buff *skb,
@@ -695,10 +634,7 @@ static int mrc_nl_ev_dump_one(struct sk_buff *skb,
 static int mrc_nl_ev_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb)
 {
-	return mrc_nl_dump_devs(skb, cb, mrc_ev_profile_get_do_nl_policy,
-				MRC_NL_MAXATTR(mrc_ev_profile_get_do_nl_policy),
-				false,
-				mrc_nl_ev_dump_one);
+	return mrc_nl_dump_devs(skb, cb, false, mrc_nl_ev_dump_one);
 }
 
 static int mrc_nl_ev_array_dump_one(struct sk_buff *skb,
@@ -719,32 +655,17 @@ static int mrc_nl_ev_array_dump_one(struct sk_buff *skb,
 static int mrc_nl_ev_array_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
-	return mrc_nl_dump_devs(skb, cb, mrc_ev_get_nl_policy,
-				MRC_NL_MAXATTR(mrc_ev_get_nl_policy),
-				true,
-				mrc_nl_ev_array_dump_one);
+	return mrc_nl_dump_devs(skb, cb, true, mrc_nl_ev_array_dump_one);
 }
 
 static int mrc_nl_cc_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct ib_device *ibdev = mrc_nl_info_dev(info);
-	int err;
-
-	if (IS_ERR(ibdev))
-		return PTR_ERR(ibdev);
-	err = mrc_profile_cc_set(to_mdev(ibdev), info);
-	ib_device_put(ibdev);
-	return err;
+	return mrc_profile_cc_set(mrc_nl_dev(info), info);
 }
 
 static int mrc_nl_cc_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct ib_device *ibdev = mrc_nl_info_dev(info);
-
-	if (IS_ERR(ibdev))
-		return PTR_ERR(ibdev);
-	return mrc_nl_send(info, ibdev,
-			   mrc_profile_cc_get(to_mdev(ibdev), info));
+	return mrc_nl_reply(info, mrc_profile_cc_get(mrc_nl_dev(info), info));
 }
 
 static int mrc_nl_cc_dump_one(struct sk_buff *skb,
@@ -758,10 +679,7 @@ static int mrc_nl_cc_dump_one(struct sk_buff *skb,
 static int mrc_nl_cc_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb)
 {
-	return mrc_nl_dump_devs(skb, cb, mrc_cc_profile_get_do_nl_policy,
-				MRC_NL_MAXATTR(mrc_cc_profile_get_do_nl_policy),
-				false,
-				mrc_nl_cc_dump_one);
+	return mrc_nl_dump_devs(skb, cb, false, mrc_nl_cc_dump_one);
 }
 
 /* --- qp-get ---------------------------------------------------------------------- */
@@ -816,44 +734,37 @@ static bool mrc_nl_qp_visible(const struct mrc_qp *qp, bool privileged)
 static int mrc_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *qpn = info->attrs[MRC_A_QP_QPN];
-	struct ib_device *ibdev = mrc_nl_info_dev(info);
+	struct mrc_dev *dev = mrc_nl_dev(info);
 	struct sk_buff *msg;
 	struct mrc_qp *qp;
 	int err;
 
-	if (IS_ERR(ibdev))
-		return PTR_ERR(ibdev);
 	if (!qpn) {
 		NL_SET_ERR_MSG(info->extack, "qpn is required");
 		NL_SET_ERR_ATTR_MISS(info->extack, NULL, MRC_A_QP_QPN);
-		msg = ERR_PTR(-EINVAL);
-		goto out;
+		return -EINVAL;
 	}
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg) {
-		msg = ERR_PTR(-ENOMEM);
-		goto out;
-	}
-	qp = mrc_qp_lookup(to_mdev(ibdev), nla_get_u32(qpn));
+	if (!msg)
+		return -ENOMEM;
+	qp = mrc_qp_lookup(dev, nla_get_u32(qpn));
 	if (qp && !mrc_nl_qp_visible(qp, netlink_capable(skb, CAP_NET_ADMIN))) {
 		mrc_qp_put(qp);
 		qp = NULL;	/* as if there were none */
 	}
 	if (qp) {
-		err = mrc_nl_qp_fill(msg, to_mdev(ibdev), qp, info->snd_portid,
+		err = mrc_nl_qp_fill(msg, dev, qp, info->snd_portid,
 				     info->snd_seq, 0);
 		mrc_qp_put(qp);
-	}
-	if (!qp) {
+	} else {
 		NL_SET_ERR_MSG_ATTR(info->extack, qpn, "no such QP");
 		err = -ENOENT;
 	}
 	if (err) {
 		nlmsg_free(msg);
-		msg = ERR_PTR(err);
+		return err;
 	}
-out:
-	return mrc_nl_send(info, ibdev, msg);
+	return genlmsg_reply(msg, info);
 }
 
 static int mrc_nl_qp_dump_one(struct sk_buff *skb,
@@ -884,9 +795,7 @@ static int mrc_nl_qp_dump_one(struct sk_buff *skb,
 static int mrc_nl_qp_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb)
 {
-	return mrc_nl_dump_devs(skb, cb, mrc_qp_get_do_nl_policy,
-				MRC_NL_MAXATTR(mrc_qp_get_do_nl_policy),
-				false, mrc_nl_qp_dump_one);
+	return mrc_nl_dump_devs(skb, cb, false, mrc_nl_qp_dump_one);
 }
 
 /* --- ep-op ------------------------------------------------------------------------ */
@@ -1048,17 +957,14 @@ static int mrc_nl_ep_op_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr **tb = info->attrs;
+	struct mrc_dev *dev = mrc_nl_dev(info);
 	struct mrc_ep_req *reqs = NULL;
-	struct ib_device *ibdev;
 	unsigned int n = 0, i, j;
 	struct nlattr *nest;
 	u32 op;
 	u8 dscp;
 	int rem, err;
 
-	ibdev = mrc_nl_info_dev(info);
-	if (IS_ERR(ibdev))
-		return PTR_ERR(ibdev);
 	if (!tb[MRC_A_EP_OP_TYPE] || !tb[MRC_A_EP_TIMEOUT] ||
 	    !tb[MRC_A_EP_REQ]) {
 		int miss = !tb[MRC_A_EP_OP_TYPE] ? MRC_A_EP_OP_TYPE :
@@ -1091,7 +997,7 @@ static int mrc_nl_ep_op_doit(struct sk_buff *skb, struct genl_info *info)
 			  rem) {
 		if (nla_type(nest) != MRC_A_EP_REQ)
 			continue;
-		err = mrc_nl_ep_parse(info, ibdev, nest, &reqs[i]);
+		err = mrc_nl_ep_parse(info, &dev->ibdev, nest, &reqs[i]);
 		if (err)
 			goto out;
 		for (j = 0; j < i; j++) {
@@ -1105,13 +1011,12 @@ static int mrc_nl_ep_op_doit(struct sk_buff *skb, struct genl_info *info)
 		i++;
 	}
 
-	err = mrc_ep_batch(to_mdev(ibdev), op, dscp,
+	err = mrc_ep_batch(dev, op, dscp,
 			   nla_get_u32(tb[MRC_A_EP_TIMEOUT]), reqs, n, extack);
 	if (!err)
-		err = mrc_nl_ep_reply(info, to_mdev(ibdev), reqs, n);
+		err = mrc_nl_ep_reply(info, dev, reqs, n);
 out:
 	kfree(reqs);
-	ib_device_put(ibdev);
 	return err;
 }
 
@@ -1124,6 +1029,7 @@ out:
 static const struct genl_ops mrc_nl_ops[] = {
 	{
 		.cmd = MRC_CMD_DEV_GET,
+		.internal_flags = MRC_NL_F_DEV,
 		.policy = mrc_dev_get_nl_policy,
 		.maxattr = MRC_NL_MAXATTR(mrc_dev_get_nl_policy),
 		.doit = mrc_nl_dev_get_doit,
@@ -1131,6 +1037,7 @@ static const struct genl_ops mrc_nl_ops[] = {
 	},
 	{
 		.cmd = MRC_CMD_DEV_SET,
+		.internal_flags = MRC_NL_F_DEV,
 		.policy = mrc_dev_set_nl_policy,
 		.maxattr = MRC_NL_MAXATTR(mrc_dev_set_nl_policy),
 		.flags = GENL_ADMIN_PERM,
@@ -1145,6 +1052,7 @@ static const struct genl_ops mrc_nl_ops[] = {
 	},
 	{
 		.cmd = MRC_CMD_DEV_DEL,
+		.internal_flags = MRC_NL_F_DEV,
 		.policy = mrc_dev_del_nl_policy,
 		.maxattr = MRC_NL_MAXATTR(mrc_dev_del_nl_policy),
 		.flags = GENL_ADMIN_PERM,
@@ -1152,6 +1060,7 @@ static const struct genl_ops mrc_nl_ops[] = {
 	},
 	{
 		.cmd = MRC_CMD_PORT_GET,
+		.internal_flags = MRC_NL_F_DEV,
 		.policy = mrc_port_get_do_nl_policy,
 		.maxattr = MRC_NL_MAXATTR(mrc_port_get_do_nl_policy),
 		.doit = mrc_nl_port_get_doit,
@@ -1159,6 +1068,7 @@ static const struct genl_ops mrc_nl_ops[] = {
 	},
 	{
 		.cmd = MRC_CMD_PORT_SET,
+		.internal_flags = MRC_NL_F_DEV,
 		.policy = mrc_port_set_nl_policy,
 		.maxattr = MRC_NL_MAXATTR(mrc_port_set_nl_policy),
 		.flags = GENL_ADMIN_PERM,
@@ -1166,6 +1076,7 @@ static const struct genl_ops mrc_nl_ops[] = {
 	},
 	{
 		.cmd = MRC_CMD_EV_FMT_PROFILE_GET,
+		.internal_flags = MRC_NL_F_DEV,
 		.policy = mrc_ev_fmt_profile_get_do_nl_policy,
 		.maxattr = MRC_NL_MAXATTR(mrc_ev_fmt_profile_get_do_nl_policy),
 		.doit = mrc_nl_fmt_get_doit,
@@ -1173,6 +1084,7 @@ static const struct genl_ops mrc_nl_ops[] = {
 	},
 	{
 		.cmd = MRC_CMD_EV_FMT_PROFILE_SET,
+		.internal_flags = MRC_NL_F_DEV,
 		.policy = mrc_ev_fmt_profile_set_nl_policy,
 		.maxattr = MRC_NL_MAXATTR(mrc_ev_fmt_profile_set_nl_policy),
 		.flags = GENL_ADMIN_PERM,
@@ -1180,6 +1092,7 @@ static const struct genl_ops mrc_nl_ops[] = {
 	},
 	{
 		.cmd = MRC_CMD_EV_PROFILE_GET,
+		.internal_flags = MRC_NL_F_DEV,
 		.policy = mrc_ev_profile_get_do_nl_policy,
 		.maxattr = MRC_NL_MAXATTR(mrc_ev_profile_get_do_nl_policy),
 		.doit = mrc_nl_ev_get_doit,
@@ -1187,6 +1100,7 @@ static const struct genl_ops mrc_nl_ops[] = {
 	},
 	{
 		.cmd = MRC_CMD_EV_PROFILE_SET,
+		.internal_flags = MRC_NL_F_DEV,
 		.policy = mrc_ev_profile_set_nl_policy,
 		.maxattr = MRC_NL_MAXATTR(mrc_ev_profile_set_nl_policy),
 		.flags = GENL_ADMIN_PERM,
@@ -1200,6 +1114,7 @@ static const struct genl_ops mrc_nl_ops[] = {
 	},
 	{
 		.cmd = MRC_CMD_CC_PROFILE_GET,
+		.internal_flags = MRC_NL_F_DEV,
 		.policy = mrc_cc_profile_get_do_nl_policy,
 		.maxattr = MRC_NL_MAXATTR(mrc_cc_profile_get_do_nl_policy),
 		.doit = mrc_nl_cc_get_doit,
@@ -1207,6 +1122,7 @@ static const struct genl_ops mrc_nl_ops[] = {
 	},
 	{
 		.cmd = MRC_CMD_CC_PROFILE_SET,
+		.internal_flags = MRC_NL_F_DEV,
 		.policy = mrc_cc_profile_set_nl_policy,
 		.maxattr = MRC_NL_MAXATTR(mrc_cc_profile_set_nl_policy),
 		.flags = GENL_ADMIN_PERM,
@@ -1214,6 +1130,7 @@ static const struct genl_ops mrc_nl_ops[] = {
 	},
 	{
 		.cmd = MRC_CMD_QP_GET,
+		.internal_flags = MRC_NL_F_DEV,
 		.policy = mrc_qp_get_do_nl_policy,
 		.maxattr = MRC_NL_MAXATTR(mrc_qp_get_do_nl_policy),
 		.doit = mrc_nl_qp_get_doit,
@@ -1221,6 +1138,7 @@ static const struct genl_ops mrc_nl_ops[] = {
 	},
 	{
 		.cmd = MRC_CMD_EP_OP,
+		.internal_flags = MRC_NL_F_DEV,
 		.policy = mrc_ep_op_nl_policy,
 		.maxattr = MRC_NL_MAXATTR(mrc_ep_op_nl_policy),
 		.flags = GENL_ADMIN_PERM,
@@ -1245,6 +1163,8 @@ static struct genl_family mrc_nl_family __ro_after_init = {
 	.netnsok = true,
 	.parallel_ops = true,
 	.module = THIS_MODULE,
+	.pre_doit = mrc_nl_pre_doit,
+	.post_doit = mrc_nl_post_doit,
 	.ops = mrc_nl_ops,
 	.n_ops = ARRAY_SIZE(mrc_nl_ops),
 	.mcgrps = mrc_nl_mcgrps,
