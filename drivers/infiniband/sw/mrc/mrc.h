@@ -210,7 +210,7 @@ struct mrc_txpkt {
 	u32 offset;			/* of its payload in the message */
 	u32 sent_us;			/* last (re)transmission */
 	u16 len;
-	u16 ev;				/* slot in dp.evs it last went on */
+	u16 ev;				/* slot in dp.ev.paths it last went on */
 	u8 flags;			/* MRC_TXPKT_* */
 	u8 retries;
 };
@@ -272,17 +272,10 @@ struct mrc_qp_win {
 };
 
 /*
- * Data-path state.  Requester and responder halves share one lock, taken
- * with bottom halves disabled: the doorbell and modify_qp run in process
- * context, receive and timers in softirq.
+ * Requester: the send queue's fetch and segmentation, the PSNs and MSNs
+ * sent and acknowledged, and the failed WR that stops sending.
  */
-struct mrc_qp_dp {
-	spinlock_t lock;		/* everything below, and qp->state */
-	struct tasklet_struct task;	/* requester: send, resend */
-	struct timer_list rto_timer;
-	bool stopped;			/* destroy: no more work */
-
-	/* requester */
+struct mrc_qp_req {
 	struct mrc_txpkt *txpkts;	/* tx_mask + 1, by PSN, from RTS on */
 	u32 tx_mask;
 	u8 *swqes;			/* sq.num copies of swqe_size */
@@ -298,6 +291,8 @@ struct mrc_qp_dp {
 	u16 rqmsn_next;
 	u32 peer_mpr;			/* PSNs the responder accepts */
 	u32 wimm_inflight;
+	u32 nresend;			/* PSNs flagged MRC_TXPKT_RESEND */
+	bool tx_nomem;			/* a packet could not be allocated */
 	/*
 	 * The WR at SQ index fail_index failed (a bad WQE, an SGE it cannot
 	 * gather, a NAK) while WRs before it are still outstanding: nothing
@@ -307,32 +302,40 @@ struct mrc_qp_dp {
 	u32 fail_index;
 	u8 fail_status;			/* enum ib_wc_status */
 	bool fail_pending;
-	/* EVs: slot i of the QP's EV profile (or built-in set) is evs[i] */
-	struct mrc_path evs[MRC_MAX_EV_COUNT];
-	struct mrc_ev_slot ev_slots[MRC_MAX_EV_COUNT];
-	u16 nevs;
-	u16 ev_next;			/* the rotation's next slot */
-	u16 ev_min_active;
-	u16 ev_nskip;			/* slots in SKIP */
-	u16 ev_nbad;			/* slots in ASSUMED_BAD */
-	struct timer_list ev_timer;	/* SKIP hold ends, EV probes due */
-	bool ev_due;			/* the EV timer expired */
+};
+
+/* The QP's EVs: slot i of its EV profile (or built-in set) is paths[i]. */
+struct mrc_qp_evs {
+	struct mrc_path paths[MRC_MAX_EV_COUNT];
+	struct mrc_ev_slot slots[MRC_MAX_EV_COUNT];
+	u16 count;
+	u16 next;			/* the rotation's next slot */
+	u16 min_active;
+	u16 nskip;			/* slots in SKIP */
+	u16 nbad;			/* slots in ASSUMED_BAD */
+	struct timer_list timer;	/* SKIP hold ends, EV probes due */
+	bool due;			/* the EV timer expired */
 	/* bit (id % MRC_EV_PROBE_IDS): probe id was an EV probe */
-	DECLARE_BITMAP(ev_probe_ids, MRC_EV_PROBE_IDS);
+	DECLARE_BITMAP(probe_ids, MRC_EV_PROBE_IDS);
+};
+
+/* The retransmission timer, its RTT estimate and the probes it sends. */
+struct mrc_qp_rto {
+	struct timer_list timer;
 	u32 srtt_us;
 	u32 rttvar_us;
-	u32 rto_us;
+	u32 timeout_us;
 	u32 retries;			/* expiries without cumulative progress */
-	u32 nresend;			/* PSNs flagged MRC_TXPKT_RESEND */
-	u16 probe_id;			/* of the last probe sent */
+	u16 probe_id;			/* of the last probe sent (any kind) */
 	bool probe_pending;		/* the timer asks for a probe */
-	bool rto_fired;			/* the timer expired: tasklet decides */
-	bool rto_late;			/* ... and it ran late (a stall) */
-	bool rto_graced;		/* a late expiry was forgiven */
+	bool fired;			/* the timer expired: tasklet decides */
+	bool late;			/* ... and it ran late (a stall) */
+	bool graced;			/* a late expiry was forgiven */
 	bool ack_probe;			/* resend the last PSN for an ACK */
-	bool tx_nomem;			/* a packet could not be allocated */
+};
 
-	/* responder */
+/* Responder: what arrived, what executed, what the next ACK says. */
+struct mrc_qp_resp {
 	/* rcv_mask + 1 (>= mpr) bits / entries, from RTR on */
 	unsigned long *rcv_bitmap;	/* by PSN */
 	struct mrc_rmsg *rmsgs;		/* by MSN */
@@ -354,6 +357,22 @@ struct mrc_qp_dp {
 	u16 echo_ts;
 	bool echo_ts_set;
 	u32 rcvd_bytes;			/* for CC_STATE */
+};
+
+/*
+ * Data-path state.  Requester and responder halves share one lock, taken
+ * with bottom halves disabled: the doorbell and modify_qp run in process
+ * context, receive and timers in softirq.  Congestion-control state will
+ * sit beside the requester's.
+ */
+struct mrc_qp_dp {
+	spinlock_t lock;		/* everything below, and qp->state */
+	struct tasklet_struct task;	/* requester: send, resend */
+	bool stopped;			/* destroy: no more work */
+	struct mrc_qp_req req;
+	struct mrc_qp_evs ev;
+	struct mrc_qp_rto rto;
+	struct mrc_qp_resp resp;
 };
 
 struct mrc_qp {
@@ -420,8 +439,8 @@ static inline void mrc_index_publish(u32 *index, u32 value)
 /* The requester's copy of the send WQE at SQ index @index. */
 static inline struct mrc_swqe *mrc_swqe(struct mrc_qp *qp, u32 index)
 {
-	return (struct mrc_swqe *)(qp->dp.swqes +
-		(size_t)(index & (qp->sq.num - 1)) * qp->dp.swqe_size);
+	return (struct mrc_swqe *)(qp->dp.req.swqes +
+		(size_t)(index & (qp->sq.num - 1)) * qp->dp.req.swqe_size);
 }
 
 static inline struct mrc_dev *to_mdev(struct ib_device *ibdev)

@@ -16,8 +16,8 @@
 /* PSN a is in [una, psn_next). */
 static bool mrc_psn_inflight(struct mrc_qp_dp *dp, u32 psn)
 {
-	return ((psn - dp->una) & MRC_PSN_MASK) <
-	       ((dp->psn_next - dp->una) & MRC_PSN_MASK);
+	return ((psn - dp->req.una) & MRC_PSN_MASK) <
+	       ((dp->req.psn_next - dp->req.una) & MRC_PSN_MASK);
 }
 
 /*
@@ -28,14 +28,14 @@ static bool mrc_psn_inflight(struct mrc_qp_dp *dp, u32 psn)
  */
 static bool mrc_psn_sent(struct mrc_qp_dp *dp, u32 psn)
 {
-	return ((dp->psn_next - 1 - psn) & MRC_PSN_MASK) <
-	       ((dp->psn_next - dp->una) & MRC_PSN_MASK) + MRC_ACK_STALE_PSNS;
+	return ((dp->req.psn_next - 1 - psn) & MRC_PSN_MASK) <
+	       ((dp->req.psn_next - dp->req.una) & MRC_PSN_MASK) + MRC_ACK_STALE_PSNS;
 }
 
 /* @id is the id of one of the last MRC_EV_PROBE_IDS probes we sent. */
 static bool mrc_probe_id_ok(struct mrc_qp_dp *dp, u16 id)
 {
-	return (u16)(dp->probe_id - id) < MRC_EV_PROBE_IDS;
+	return (u16)(dp->rto.probe_id - id) < MRC_EV_PROBE_IDS;
 }
 
 /* A control packet that names nothing this QP has outstanding. */
@@ -76,24 +76,24 @@ void mrc_comp_complete(struct mrc_qp *qp)
 	u32 last_psn;
 
 	for (;;) {
-		if (dp->fail_pending && qp->sq_cons == dp->fail_index) {
+		if (dp->req.fail_pending && qp->sq_cons == dp->req.fail_index) {
 			sw = mrc_swqe(qp, qp->sq_cons);
-			dp->fail_pending = false;
+			dp->req.fail_pending = false;
 			qp->sq_cons++;
 			mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
-			mrc_comp_post(qp, sw, dp->fail_status);
+			mrc_comp_post(qp, sw, dp->req.fail_status);
 			mrc_qp_error(qp);
 			return;
 		}
-		if (qp->sq_cons == dp->seg_index)
+		if (qp->sq_cons == dp->req.seg_index)
 			return;
 		sw = mrc_swqe(qp, qp->sq_cons);
 		last_psn = (sw->first_psn + sw->npkts - 1) & MRC_PSN_MASK;
 		if (mrc_psn_inflight(dp, last_psn) ||
-		    !mrc_msn_le(sw->msn, dp->acked_msn))
+		    !mrc_msn_le(sw->msn, dp->req.acked_msn))
 			return;
 		if (sw->opcode == MRC_WQE_RDMA_WRITE_WITH_IMM)
-			dp->wimm_inflight--;
+			dp->req.wimm_inflight--;
 		/*
 		 * The slot is free before its completion is seen: a consumer
 		 * that posts again as soon as it polls must find room.
@@ -120,7 +120,7 @@ void mrc_comp_fail(struct mrc_qp *qp, enum ib_wc_status status)
 
 	if (qp->state == IB_QPS_ERR)
 		return;
-	if (qp->sq_cons != dp->sq_fetch) {
+	if (qp->sq_cons != dp->req.sq_fetch) {
 		sw = mrc_swqe(qp, qp->sq_cons);
 		qp->sq_cons++;
 		mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
@@ -136,7 +136,7 @@ void mrc_comp_fail(struct mrc_qp *qp, enum ib_wc_status status)
 		};
 
 		qp->sq_cons++;
-		dp->sq_fetch = qp->sq_cons;
+		dp->req.sq_fetch = qp->sq_cons;
 		mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
 		mrc_qp_post_cqe(qp, true, &cqe);
 	}
@@ -146,7 +146,7 @@ void mrc_comp_fail(struct mrc_qp *qp, enum ib_wc_status status)
 /**
  * mrc_comp_fail_wr - the WR at SQ index @index failed
  * @qp: the QP, dp.lock held
- * @index: its SQ index (fetched: below dp.sq_fetch)
+ * @index: its SQ index (fetched: below dp.req.sq_fetch)
  * @status: its completion status
  *
  * The WRs before it complete as they would; it completes with @status
@@ -158,25 +158,25 @@ void mrc_comp_fail_wr(struct mrc_qp *qp, u32 index, enum ib_wc_status status)
 	struct mrc_qp_dp *dp = &qp->dp;
 
 	if (qp->state == IB_QPS_ERR ||
-	    (dp->fail_pending &&
-	     dp->fail_index - qp->sq_cons <= index - qp->sq_cons))
+	    (dp->req.fail_pending &&
+	     dp->req.fail_index - qp->sq_cons <= index - qp->sq_cons))
 		return;
-	dp->fail_pending = true;
-	dp->fail_index = index;
-	dp->fail_status = status;
+	dp->req.fail_pending = true;
+	dp->req.fail_index = index;
+	dp->req.fail_status = status;
 	mrc_comp_complete(qp);
 }
 
 /* Mark @psn delivered. */
 static void mrc_comp_sacked(struct mrc_qp_dp *dp, u32 psn)
 {
-	struct mrc_txpkt *tp = &dp->txpkts[psn & dp->tx_mask];
+	struct mrc_txpkt *tp = &dp->req.txpkts[psn & dp->req.tx_mask];
 
 	if (tp->flags & MRC_TXPKT_RESEND)
-		dp->nresend--;
+		dp->req.nresend--;
 	tp->flags = MRC_TXPKT_SACKED;
-	if (((psn + 1 - dp->sacked_high) & MRC_PSN_MASK) < MRC_PSN_HALF)
-		dp->sacked_high = (psn + 1) & MRC_PSN_MASK;
+	if (((psn + 1 - dp->req.sacked_high) & MRC_PSN_MASK) < MRC_PSN_HALF)
+		dp->req.sacked_high = (psn + 1) & MRC_PSN_MASK;
 }
 
 /* RTT from a reflected TSETH timestamp (coarse units). */
@@ -186,13 +186,13 @@ static void mrc_comp_rtt(struct mrc_qp *qp, u16 ts)
 	u32 sample = mrc_ts_age_ns(ts) / NSEC_PER_USEC;
 	u32 err;
 
-	if (!dp->srtt_us) {
-		dp->srtt_us = sample;
-		dp->rttvar_us = sample / 2;
+	if (!dp->rto.srtt_us) {
+		dp->rto.srtt_us = sample;
+		dp->rto.rttvar_us = sample / 2;
 	} else {
-		err = abs((int)dp->srtt_us - (int)sample);
-		dp->rttvar_us = (3 * dp->rttvar_us + err) / 4;
-		dp->srtt_us = (7 * dp->srtt_us + sample) / 8;
+		err = abs((int)dp->rto.srtt_us - (int)sample);
+		dp->rto.rttvar_us = (3 * dp->rto.rttvar_us + err) / 4;
+		dp->rto.srtt_us = (7 * dp->rto.srtt_us + sample) / 8;
 	}
 	mrc_req_update_rto(qp);
 }
@@ -204,20 +204,20 @@ static void mrc_comp_detect_loss(struct mrc_qp *qp)
 	u32 now = mrc_now_us();
 	u32 psn, n;
 
-	n = (dp->sacked_high - dp->una) & MRC_PSN_MASK;
+	n = (dp->req.sacked_high - dp->req.una) & MRC_PSN_MASK;
 	if (n >= MRC_PSN_HALF || n <= mrc_param_dupthresh)
 		return;
 	n -= mrc_param_dupthresh;
-	for (psn = dp->una; n--; psn = (psn + 1) & MRC_PSN_MASK) {
-		struct mrc_txpkt *tp = &dp->txpkts[psn & dp->tx_mask];
+	for (psn = dp->req.una; n--; psn = (psn + 1) & MRC_PSN_MASK) {
+		struct mrc_txpkt *tp = &dp->req.txpkts[psn & dp->req.tx_mask];
 
 		if (tp->flags & (MRC_TXPKT_SACKED | MRC_TXPKT_RESEND))
 			continue;
 		/* At most once per RTT. */
-		if (tp->retries && now - tp->sent_us < dp->srtt_us)
+		if (tp->retries && now - tp->sent_us < dp->rto.srtt_us)
 			continue;
 		tp->flags |= MRC_TXPKT_RESEND;
-		dp->nresend++;
+		dp->req.nresend++;
 		/* Trimmed, it would have been NACKed: lost on its path. */
 		mrc_ev_loss(qp, tp->ev);
 	}
@@ -277,23 +277,23 @@ static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 			mrc_comp_unmatched(qp);
 			return;
 		}
-		hint = dp->txpkts[trigger & dp->tx_mask].ev;
+		hint = dp->req.txpkts[trigger & dp->req.tx_mask].ev;
 	}
 	mrc_counter_inc(qp->dev, MRC_CNT_SACKS_RCVD);
 	if (pr)
 		mrc_counter_inc(qp->dev, MRC_CNT_PROBE_SACKS_RCVD);
 	mrc_comp_sack_ev(qp, seth, hint);
 	if (seth->mpr)
-		dp->peer_mpr = min_t(u32, seth->mpr, MRC_MPR_MAX_UNITS) *
+		dp->req.peer_mpr = min_t(u32, seth->mpr, MRC_MPR_MAX_UNITS) *
 			       MRC_MPR_UNIT;
 
 	if (mrc_psn_inflight(dp, cack)) {
-		while (dp->una != next_una) {
-			mrc_comp_sacked(dp, dp->una);
-			dp->una = (dp->una + 1) & MRC_PSN_MASK;
+		while (dp->req.una != next_una) {
+			mrc_comp_sacked(dp, dp->req.una);
+			dp->req.una = (dp->req.una + 1) & MRC_PSN_MASK;
 		}
-		dp->retries = 0;
-		dp->rto_graced = false;
+		dp->rto.retries = 0;
+		dp->rto.graced = false;
 	}
 	for (i = 0; i < MRC_SACK_BITMAP_BITS; i++) {
 		u32 psn = (base + i) & MRC_PSN_MASK;
@@ -316,14 +316,14 @@ static void mrc_comp_executed(struct mrc_qp *qp, u32 msn)
 	struct mrc_swqe *sw;
 	u32 i, last_psn;
 
-	for (i = qp->sq_cons; i != dp->seg_index; i++) {
+	for (i = qp->sq_cons; i != dp->req.seg_index; i++) {
 		sw = mrc_swqe(qp, i);
 		if (!mrc_msn_le(sw->msn, msn))
 			break;
 		last_psn = (sw->first_psn + sw->npkts - 1) & MRC_PSN_MASK;
 		while (mrc_psn_inflight(dp, last_psn)) {
-			mrc_comp_sacked(dp, dp->una);
-			dp->una = (dp->una + 1) & MRC_PSN_MASK;
+			mrc_comp_sacked(dp, dp->req.una);
+			dp->req.una = (dp->req.una + 1) & MRC_PSN_MASK;
 		}
 	}
 }
@@ -342,14 +342,14 @@ static void mrc_comp_ack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 		 * for a message not outstanding is stale or forged: dropped.
 		 */
 		failed = (msn + 1) & MRC_AETH_MSN_MASK;
-		if (!mrc_msn_le(failed, (dp->msn_next - 1) & MRC_AETH_MSN_MASK) ||
-		    mrc_msn_le(failed, dp->acked_msn)) {
+		if (!mrc_msn_le(failed, (dp->req.msn_next - 1) & MRC_AETH_MSN_MASK) ||
+		    mrc_msn_le(failed, dp->req.acked_msn)) {
 			mrc_comp_unmatched(qp);
 			return;
 		}
 		mrc_counter_inc(qp->dev, MRC_CNT_NAKS_RCVD);
-		if (mrc_msn_le(dp->acked_msn, msn))
-			dp->acked_msn = msn;
+		if (mrc_msn_le(dp->req.acked_msn, msn))
+			dp->req.acked_msn = msn;
 		/*
 		 * The NAK may overtake the SACKs of the executed messages:
 		 * executed, they were delivered, so their WRs complete
@@ -362,16 +362,16 @@ static void mrc_comp_ack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 		return;
 	}
 	/* An ACK for messages never sent is forged. */
-	if (!mrc_msn_le(msn, (dp->msn_next - 1) & MRC_AETH_MSN_MASK)) {
+	if (!mrc_msn_le(msn, (dp->req.msn_next - 1) & MRC_AETH_MSN_MASK)) {
 		mrc_comp_unmatched(qp);
 		return;
 	}
 	mrc_counter_inc(qp->dev, MRC_CNT_ACKS_RCVD);
-	if (msn != dp->acked_msn && mrc_msn_le(dp->acked_msn, msn)) {
-		dp->acked_msn = msn;
+	if (msn != dp->req.acked_msn && mrc_msn_le(dp->req.acked_msn, msn)) {
+		dp->req.acked_msn = msn;
 		/* Progress, as a cumulative SACK is. */
-		dp->retries = 0;
-		dp->rto_graced = false;
+		dp->rto.retries = 0;
+		dp->rto.graced = false;
 	}
 }
 
@@ -380,7 +380,7 @@ static void mrc_comp_nack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 	struct mrc_qp_dp *dp = &qp->dp;
 	struct mrc_neth *neth = pkt->h.neth;
 	u32 psn = mrc_get24(neth->nack_psn);
-	struct mrc_txpkt *tp = &dp->txpkts[psn & dp->tx_mask];
+	struct mrc_txpkt *tp = &dp->req.txpkts[psn & dp->req.tx_mask];
 
 	/*
 	 * Whatever its reason, a NACK is about a PSN in flight; one about a
@@ -424,7 +424,7 @@ static void mrc_comp_nack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 	}
 	if (!(tp->flags & (MRC_TXPKT_SACKED | MRC_TXPKT_RESEND))) {
 		tp->flags |= MRC_TXPKT_RESEND;
-		dp->nresend++;
+		dp->req.nresend++;
 	}
 }
 

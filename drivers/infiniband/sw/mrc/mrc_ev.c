@@ -88,15 +88,15 @@ static bool mrc_ev_in_use(const struct mrc_ev_slot *s)
 
 static bool mrc_ev_sendable(struct mrc_qp *qp, u32 slot)
 {
-	return mrc_ev_in_use(&qp->dp.ev_slots[slot]) &&
-	       mrc_ev_port_ok(qp, qp->dp.evs[slot].port);
+	return mrc_ev_in_use(&qp->dp.ev.slots[slot]) &&
+	       mrc_ev_port_ok(qp, qp->dp.ev.paths[slot].port);
 }
 
 static u32 mrc_ev_count_usable(struct mrc_qp *qp)
 {
 	u32 i, n = 0;
 
-	for (i = 0; i < qp->dp.nevs; i++)
+	for (i = 0; i < qp->dp.ev.count; i++)
 		n += mrc_ev_sendable(qp, i);
 	return n;
 }
@@ -105,7 +105,7 @@ static void mrc_ev_emit(struct mrc_qp *qp, u32 slot, u32 prev, u32 reason)
 {
 	struct mrc_ev_event ev = {
 		.slot = slot,
-		.state = qp->dp.ev_slots[slot].state,
+		.state = qp->dp.ev.slots[slot].state,
 		.prev_state = prev,
 		.reason = reason,
 		.usable = mrc_ev_count_usable(qp),
@@ -130,26 +130,26 @@ static void mrc_ev_hold(struct mrc_qp *qp)
 	u32 usable = mrc_ev_count_usable(qp);
 	u32 i, best;
 
-	while (usable < dp->ev_min_active) {
+	while (usable < dp->ev.min_active) {
 		best = MRC_EV_NONE;
-		for (i = 0; i < dp->nevs; i++) {
-			struct mrc_ev_slot *s = &dp->ev_slots[i];
+		for (i = 0; i < dp->ev.count; i++) {
+			struct mrc_ev_slot *s = &dp->ev.slots[i];
 
 			if ((s->state != MRC_EV_STATE_SKIP &&
 			     s->state != MRC_EV_STATE_ASSUMED_BAD) ||
 			    (s->flags & MRC_EV_SLOT_HELD) ||
-			    !mrc_ev_port_ok(qp, dp->evs[i].port))
+			    !mrc_ev_port_ok(qp, dp->ev.paths[i].port))
 				continue;
 			if (best == MRC_EV_NONE ||
-			    mrc_ev_less_bad(s, &dp->ev_slots[best]))
+			    mrc_ev_less_bad(s, &dp->ev.slots[best]))
 				best = i;
 		}
 		if (best == MRC_EV_NONE)
 			return;
-		dp->ev_slots[best].flags |= MRC_EV_SLOT_HELD;
+		dp->ev.slots[best].flags |= MRC_EV_SLOT_HELD;
 		usable++;
 		mrc_counter_inc(qp->dev, MRC_CNT_EV_MIN_ACTIVE_HOLDS);
-		mrc_ev_emit(qp, best, dp->ev_slots[best].state,
+		mrc_ev_emit(qp, best, dp->ev.slots[best].state,
 			    MRC_EV_REASON_MIN_ACTIVE);
 	}
 }
@@ -165,14 +165,14 @@ static void mrc_ev_release(struct mrc_qp *qp)
 	u32 i, k;
 
 	for (k = 0; k < ARRAY_SIZE(order); k++) {
-		for (i = 0; i < dp->nevs; i++) {
-			struct mrc_ev_slot *s = &dp->ev_slots[i];
+		for (i = 0; i < dp->ev.count; i++) {
+			struct mrc_ev_slot *s = &dp->ev.slots[i];
 			bool counted;
 
 			if (!(s->flags & MRC_EV_SLOT_HELD) || s->state != order[k])
 				continue;
-			counted = mrc_ev_port_ok(qp, dp->evs[i].port);
-			if (counted && usable <= dp->ev_min_active)
+			counted = mrc_ev_port_ok(qp, dp->ev.paths[i].port);
+			if (counted && usable <= dp->ev.min_active)
 				return;
 			s->flags &= ~MRC_EV_SLOT_HELD;
 			usable -= counted;
@@ -183,7 +183,7 @@ static void mrc_ev_release(struct mrc_qp *qp)
 /* How long an ASSUMED_BAD EV waits between probes: ev_probe_rtos RTOs. */
 static u32 mrc_ev_probe_ival(const struct mrc_qp_dp *dp)
 {
-	return clamp_t(u64, (u64)dp->rto_us * mrc_param_ev_probe_rtos,
+	return clamp_t(u64, (u64)dp->rto.timeout_us * mrc_param_ev_probe_rtos,
 		       MRC_EV_PROBE_MIN_US, MRC_EV_PROBE_MAX_US);
 }
 
@@ -194,12 +194,12 @@ static void mrc_ev_arm(struct mrc_qp *qp, u32 now)
 	u32 hold, ival, wait = U32_MAX, elapsed, i;
 	unsigned long expires;
 
-	if (!dp->ev_nskip && !dp->ev_nbad)
+	if (!dp->ev.nskip && !dp->ev.nbad)
 		return;
 	hold = mrc_profile_skip_hold_us(qp->dev);
 	ival = mrc_ev_probe_ival(dp);
-	for (i = 0; i < dp->nevs; i++) {
-		struct mrc_ev_slot *s = &dp->ev_slots[i];
+	for (i = 0; i < dp->ev.count; i++) {
+		struct mrc_ev_slot *s = &dp->ev.slots[i];
 
 		elapsed = now - s->since_us;
 		if (s->state == MRC_EV_STATE_SKIP)
@@ -211,33 +211,33 @@ static void mrc_ev_arm(struct mrc_qp *qp, u32 now)
 	if (wait == U32_MAX)
 		return;
 	expires = jiffies + max(1UL, usecs_to_jiffies(wait));
-	if (!timer_pending(&dp->ev_timer) ||
-	    time_before(expires, dp->ev_timer.expires))
-		mod_timer(&dp->ev_timer, expires);
+	if (!timer_pending(&dp->ev.timer) ||
+	    time_before(expires, dp->ev.timer.expires))
+		mod_timer(&dp->ev.timer, expires);
 }
 
 /* Move slot @slot to @state for @reason, and tell the controller. */
 static void mrc_ev_set(struct mrc_qp *qp, u32 slot, u32 state, u32 reason)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
-	struct mrc_ev_slot *s = &dp->ev_slots[slot];
+	struct mrc_ev_slot *s = &dp->ev.slots[slot];
 	u32 prev = s->state;
 	u32 now = mrc_now_us();
 
 	if (prev == state)
 		return;
-	dp->ev_nskip -= prev == MRC_EV_STATE_SKIP;
-	dp->ev_nbad -= prev == MRC_EV_STATE_ASSUMED_BAD;
+	dp->ev.nskip -= prev == MRC_EV_STATE_SKIP;
+	dp->ev.nbad -= prev == MRC_EV_STATE_ASSUMED_BAD;
 	s->state = state;
 	s->flags = 0;
 	s->since_us = now;
 	switch (state) {
 	case MRC_EV_STATE_SKIP:
-		dp->ev_nskip++;
+		dp->ev.nskip++;
 		mrc_counter_inc(qp->dev, MRC_CNT_EV_SKIP);
 		break;
 	case MRC_EV_STATE_ASSUMED_BAD:
-		dp->ev_nbad++;
+		dp->ev.nbad++;
 		mrc_counter_inc(qp->dev, MRC_CNT_EV_ASSUMED_BAD);
 		break;
 	case MRC_EV_STATE_GOOD:
@@ -257,7 +257,7 @@ static void mrc_ev_set(struct mrc_qp *qp, u32 slot, u32 state, u32 reason)
 	mrc_ev_hold(qp);
 	if (state == MRC_EV_STATE_ASSUMED_BAD) {
 		/* Its first probe goes out at once. */
-		dp->ev_due = true;
+		dp->ev.due = true;
 		mrc_req_kick(qp);
 	} else {
 		mrc_ev_arm(qp, now);
@@ -267,7 +267,7 @@ static void mrc_ev_set(struct mrc_qp *qp, u32 slot, u32 state, u32 reason)
 /* A SKIP slot whose hold time has passed is GOOD again. */
 static void mrc_ev_expire(struct mrc_qp *qp, u32 slot, u32 now, u32 hold)
 {
-	struct mrc_ev_slot *s = &qp->dp.ev_slots[slot];
+	struct mrc_ev_slot *s = &qp->dp.ev.slots[slot];
 
 	if (s->state == MRC_EV_STATE_SKIP && now - s->since_us >= hold)
 		mrc_ev_set(qp, slot, MRC_EV_STATE_GOOD,
@@ -287,25 +287,25 @@ static void mrc_ev_expire(struct mrc_qp *qp, u32 slot, u32 now, u32 hold)
 u16 mrc_ev_select(struct mrc_qp *qp, u32 avoid)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
-	u32 n = dp->nevs, now = 0, hold = 0, k, slot;
+	u32 n = dp->ev.count, now = 0, hold = 0, k, slot;
 	u32 spare = MRC_EV_NONE, doubtful = MRC_EV_NONE;
 
 	if (!n)
 		return 0;
-	if (dp->ev_nskip) {
+	if (dp->ev.nskip) {
 		now = mrc_now_us();
 		hold = mrc_profile_skip_hold_us(qp->dev);
 	}
 	for (k = 0; k < n; k++) {
-		slot = dp->ev_next;
-		dp->ev_next = slot + 1 < n ? slot + 1 : 0;
-		if (dp->ev_nskip)
+		slot = dp->ev.next;
+		dp->ev.next = slot + 1 < n ? slot + 1 : 0;
+		if (dp->ev.nskip)
 			mrc_ev_expire(qp, slot, now, hold);
-		if (!mrc_ev_port_ok(qp, dp->evs[slot].port))
+		if (!mrc_ev_port_ok(qp, dp->ev.paths[slot].port))
 			continue;
-		if (!mrc_ev_in_use(&dp->ev_slots[slot])) {
+		if (!mrc_ev_in_use(&dp->ev.slots[slot])) {
 			if (doubtful == MRC_EV_NONE &&
-			    dp->ev_slots[slot].state != MRC_EV_STATE_DENIED)
+			    dp->ev.slots[slot].state != MRC_EV_STATE_DENIED)
 				doubtful = slot;
 			continue;
 		}
@@ -319,7 +319,7 @@ u16 mrc_ev_select(struct mrc_qp *qp, u32 avoid)
 		return spare;
 	if (doubtful != MRC_EV_NONE)
 		return doubtful;
-	return dp->ev_next;
+	return dp->ev.next;
 }
 
 /* The slot whose EV is @entropy: @hint if it is, else the first. */
@@ -327,10 +327,10 @@ static u32 mrc_ev_find(struct mrc_qp_dp *dp, u32 entropy, u32 hint)
 {
 	u32 i;
 
-	if (hint < dp->nevs && mrc_ev_value(&dp->evs[hint]) == entropy)
+	if (hint < dp->ev.count && mrc_ev_value(&dp->ev.paths[hint]) == entropy)
 		return hint;
-	for (i = 0; i < dp->nevs; i++)
-		if (mrc_ev_value(&dp->evs[i]) == entropy)
+	for (i = 0; i < dp->ev.count; i++)
+		if (mrc_ev_value(&dp->ev.paths[i]) == entropy)
 			return i;
 	return MRC_EV_NONE;
 }
@@ -355,7 +355,7 @@ void mrc_ev_echo(struct mrc_qp *qp, u32 entropy, u32 hint, u32 state,
 
 	if (slot == MRC_EV_NONE)
 		return;
-	s = &dp->ev_slots[slot];
+	s = &dp->ev.slots[slot];
 	switch (s->state) {
 	case MRC_EV_STATE_GOOD:
 		mrc_ev_set(qp, slot, state, reason);
@@ -376,9 +376,9 @@ static void mrc_ev_condemn(struct mrc_qp *qp, u32 slot, u32 reason)
 {
 	u32 state;
 
-	if (slot >= qp->dp.nevs)
+	if (slot >= qp->dp.ev.count)
 		return;
-	state = qp->dp.ev_slots[slot].state;
+	state = qp->dp.ev.slots[slot].state;
 	if (state == MRC_EV_STATE_GOOD || state == MRC_EV_STATE_SKIP)
 		mrc_ev_set(qp, slot, MRC_EV_STATE_ASSUMED_BAD, reason);
 }
@@ -405,19 +405,19 @@ void mrc_ev_probe_answer(struct mrc_qp *qp, u16 id, u32 entropy)
 	struct mrc_qp_dp *dp = &qp->dp;
 	u32 i;
 
-	if (!test_and_clear_bit(id % MRC_EV_PROBE_IDS, dp->ev_probe_ids))
+	if (!test_and_clear_bit(id % MRC_EV_PROBE_IDS, dp->ev.probe_ids))
 		return;
 	mrc_counter_inc(qp->dev, MRC_CNT_EV_PROBES_ANSWERED);
-	for (i = 0; i < dp->nevs; i++) {
-		struct mrc_ev_slot *s = &dp->ev_slots[i];
+	for (i = 0; i < dp->ev.count; i++) {
+		struct mrc_ev_slot *s = &dp->ev.slots[i];
 
 		if (s->state != MRC_EV_STATE_ASSUMED_BAD ||
 		    !(s->flags & MRC_EV_SLOT_PROBED) ||
-		    mrc_ev_value(&dp->evs[i]) != entropy)
+		    mrc_ev_value(&dp->ev.paths[i]) != entropy)
 			continue;
 		/* id in [probe_first, the newest probe id] */
 		if ((u16)(id - s->probe_first) >
-		    (u16)(dp->probe_id - s->probe_first))
+		    (u16)(dp->rto.probe_id - s->probe_first))
 			continue;
 		mrc_ev_set(qp, i, MRC_EV_STATE_GOOD, MRC_EV_REASON_PROBE);
 	}
@@ -436,13 +436,13 @@ void mrc_ev_tick(struct mrc_qp *qp, struct sk_buff_head *txq)
 	struct mrc_qp_dp *dp = &qp->dp;
 	u32 now = mrc_now_us(), budget = MRC_EV_PROBE_BURST, hold, ival, i;
 
-	dp->ev_due = false;
-	if (!dp->ev_nskip && !dp->ev_nbad)
+	dp->ev.due = false;
+	if (!dp->ev.nskip && !dp->ev.nbad)
 		return;
 	hold = mrc_profile_skip_hold_us(qp->dev);
 	ival = mrc_ev_probe_ival(dp);
-	for (i = 0; i < dp->nevs; i++) {
-		struct mrc_ev_slot *s = &dp->ev_slots[i];
+	for (i = 0; i < dp->ev.count; i++) {
+		struct mrc_ev_slot *s = &dp->ev.slots[i];
 
 		mrc_ev_expire(qp, i, now, hold);
 		if (s->state != MRC_EV_STATE_ASSUMED_BAD || !budget ||
@@ -452,7 +452,7 @@ void mrc_ev_tick(struct mrc_qp *qp, struct sk_buff_head *txq)
 		if (!mrc_req_ev_probe(qp, i, txq))
 			break;
 		if (!(s->flags & MRC_EV_SLOT_PROBED)) {
-			s->probe_first = dp->probe_id;
+			s->probe_first = dp->rto.probe_id;
 			s->flags |= MRC_EV_SLOT_PROBED;
 		}
 		s->since_us = now;
@@ -463,12 +463,12 @@ void mrc_ev_tick(struct mrc_qp *qp, struct sk_buff_head *txq)
 
 static void mrc_ev_timer(struct timer_list *t)
 {
-	struct mrc_qp *qp = from_timer(qp, t, dp.ev_timer);
+	struct mrc_qp *qp = from_timer(qp, t, dp.ev.timer);
 	struct mrc_qp_dp *dp = &qp->dp;
 
 	spin_lock_bh(&dp->lock);
 	if (!dp->stopped) {
-		dp->ev_due = true;
+		dp->ev.due = true;
 		tasklet_schedule(&dp->task);
 	}
 	spin_unlock_bh(&dp->lock);
@@ -476,13 +476,13 @@ static void mrc_ev_timer(struct timer_list *t)
 
 void mrc_ev_setup(struct mrc_qp *qp)
 {
-	timer_setup(&qp->dp.ev_timer, mrc_ev_timer, 0);
+	timer_setup(&qp->dp.ev.timer, mrc_ev_timer, 0);
 }
 
 /* Destroy: dp.stopped is set; process context, dp.lock not held. */
 void mrc_ev_stop(struct mrc_qp *qp)
 {
-	del_timer_sync(&qp->dp.ev_timer);
+	del_timer_sync(&qp->dp.ev.timer);
 }
 
 /*
@@ -529,11 +529,11 @@ static void mrc_ev_recount(struct mrc_qp_dp *dp)
 {
 	u32 i;
 
-	dp->ev_nskip = 0;
-	dp->ev_nbad = 0;
-	for (i = 0; i < dp->nevs; i++) {
-		dp->ev_nskip += dp->ev_slots[i].state == MRC_EV_STATE_SKIP;
-		dp->ev_nbad += dp->ev_slots[i].state ==
+	dp->ev.nskip = 0;
+	dp->ev.nbad = 0;
+	for (i = 0; i < dp->ev.count; i++) {
+		dp->ev.nskip += dp->ev.slots[i].state == MRC_EV_STATE_SKIP;
+		dp->ev.nbad += dp->ev.slots[i].state ==
 			       MRC_EV_STATE_ASSUMED_BAD;
 	}
 }
@@ -549,19 +549,19 @@ void mrc_ev_qp_load(struct mrc_qp *qp)
 	struct mrc_qp_dp *dp = &qp->dp;
 	u32 min_active, i;
 
-	dp->nevs = mrc_ev_fetch(qp, dp->evs, denied, &min_active);
-	for (i = 0; i < dp->nevs; i++) {
-		memset(&dp->ev_slots[i], 0, sizeof(dp->ev_slots[i]));
-		dp->ev_slots[i].state = test_bit(i, denied) ?
+	dp->ev.count = mrc_ev_fetch(qp, dp->ev.paths, denied, &min_active);
+	for (i = 0; i < dp->ev.count; i++) {
+		memset(&dp->ev.slots[i], 0, sizeof(dp->ev.slots[i]));
+		dp->ev.slots[i].state = test_bit(i, denied) ?
 					MRC_EV_STATE_DENIED :
 					MRC_EV_STATE_GOOD;
 	}
-	dp->ev_min_active = clamp_t(u32, min_active, 1, dp->nevs);
-	dp->ev_next = 0;
-	dp->ev_nskip = 0;
-	dp->ev_nbad = 0;
-	dp->ev_due = false;
-	bitmap_zero(dp->ev_probe_ids, MRC_EV_PROBE_IDS);
+	dp->ev.min_active = clamp_t(u32, min_active, 1, dp->ev.count);
+	dp->ev.next = 0;
+	dp->ev.nskip = 0;
+	dp->ev.nbad = 0;
+	dp->ev.due = false;
+	bitmap_zero(dp->ev.probe_ids, MRC_EV_PROBE_IDS);
 }
 
 /* What a reload works from, too big for the stack. */
@@ -593,7 +593,7 @@ void mrc_ev_qp_reload(struct mrc_qp *qp)
 		return;
 	spin_lock_bh(&dp->lock);
 	/* Before RTR there is no path yet: INIT -> RTR loads the EVs. */
-	if (!dp->nevs || qp->state < IB_QPS_RTR || dp->stopped) {
+	if (!dp->ev.count || qp->state < IB_QPS_RTR || dp->stopped) {
 		spin_unlock_bh(&dp->lock);
 		kfree(r);
 		return;
@@ -603,16 +603,16 @@ void mrc_ev_qp_reload(struct mrc_qp *qp)
 	n = mrc_ev_fetch(qp, r->evs, r->denied, &min_active);
 
 	spin_lock_bh(&dp->lock);
-	if (!dp->nevs || dp->stopped)
+	if (!dp->ev.count || dp->stopped)
 		goto out;
 	now = mrc_now_us();
 	for (i = 0; i < n; i++) {
-		struct mrc_ev_slot *s = &dp->ev_slots[i];
+		struct mrc_ev_slot *s = &dp->ev.slots[i];
 		u32 want = test_bit(i, r->denied) ? MRC_EV_STATE_DENIED : 0;
 
-		r->prev[i] = i < dp->nevs ? s->state : 0;
-		if (i >= dp->nevs || !mrc_ev_path_eq(&dp->evs[i], &r->evs[i])) {
-			dp->evs[i] = r->evs[i];
+		r->prev[i] = i < dp->ev.count ? s->state : 0;
+		if (i >= dp->ev.count || !mrc_ev_path_eq(&dp->ev.paths[i], &r->evs[i])) {
+			dp->ev.paths[i] = r->evs[i];
 			memset(s, 0, sizeof(*s));
 			s->state = want ? want : MRC_EV_STATE_GOOD;
 			s->since_us = now;
@@ -625,16 +625,16 @@ void mrc_ev_qp_reload(struct mrc_qp *qp)
 			s->since_us = now;
 		}
 	}
-	dp->nevs = n;
-	dp->ev_min_active = clamp_t(u32, min_active, 1, n);
-	if (dp->ev_next >= n)
-		dp->ev_next = 0;
+	dp->ev.count = n;
+	dp->ev.min_active = clamp_t(u32, min_active, 1, n);
+	if (dp->ev.next >= n)
+		dp->ev.next = 0;
 	mrc_ev_recount(dp);
 	for (i = 0; i < n; i++) {
-		if (!r->prev[i] || r->prev[i] == dp->ev_slots[i].state)
+		if (!r->prev[i] || r->prev[i] == dp->ev.slots[i].state)
 			continue;
 		mrc_ev_emit(qp, i, r->prev[i], MRC_EV_REASON_CONTROLLER);
-		excluded |= dp->ev_slots[i].state != MRC_EV_STATE_GOOD;
+		excluded |= dp->ev.slots[i].state != MRC_EV_STATE_GOOD;
 	}
 	mrc_ev_release(qp);
 	if (excluded)
@@ -651,22 +651,22 @@ out:
  */
 u32 mrc_ev_qp_state(struct mrc_qp *qp, u32 slot)
 {
-	if (slot >= READ_ONCE(qp->dp.nevs))
+	if (slot >= READ_ONCE(qp->dp.ev.count))
 		return MRC_EV_STATE_GOOD;
-	return READ_ONCE(qp->dp.ev_slots[slot].state);
+	return READ_ONCE(qp->dp.ev.slots[slot].state);
 }
 
 /* EVs @qp currently sends on.  Lockless: a snapshot. */
 u32 mrc_ev_qp_usable(struct mrc_qp *qp)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
-	u32 i, n = 0, nevs = min_t(u32, READ_ONCE(dp->nevs), MRC_MAX_EV_COUNT);
+	u32 i, n = 0, nevs = min_t(u32, READ_ONCE(dp->ev.count), MRC_MAX_EV_COUNT);
 	u32 down = mrc_ev_peer_down(qp);
 
 	for (i = 0; i < nevs; i++) {
-		u8 state = READ_ONCE(dp->ev_slots[i].state);
-		u8 flags = READ_ONCE(dp->ev_slots[i].flags);
-		u8 port = READ_ONCE(dp->evs[i].port);
+		u8 state = READ_ONCE(dp->ev.slots[i].state);
+		u8 flags = READ_ONCE(dp->ev.slots[i].flags);
+		u8 port = READ_ONCE(dp->ev.paths[i].port);
 
 		if ((state == MRC_EV_STATE_GOOD || (flags & MRC_EV_SLOT_HELD)) &&
 		    port < MRC_EV_PORT_BITS && !(down & BIT(port)) &&
@@ -679,7 +679,7 @@ u32 mrc_ev_qp_usable(struct mrc_qp *qp)
 /* @qp is connected to @peer. */
 static bool mrc_ev_qp_peer(struct mrc_qp *qp, const union ib_gid *peer)
 {
-	return !qp->dp.stopped && qp->dp.nevs &&
+	return !qp->dp.stopped && qp->dp.ev.count &&
 	       qp->state >= IB_QPS_RTR && qp->state != IB_QPS_ERR &&
 	       !memcmp(qp->path.dgid.raw, peer->raw, sizeof(peer->raw));
 }
@@ -703,10 +703,10 @@ void mrc_ev_probe_ok(struct mrc_dev *dev, const union ib_gid *peer,
 	while ((qp = mrc_qp_next(dev, &index))) {
 		spin_lock_bh(&qp->dp.lock);
 		if (mrc_ev_qp_peer(qp, peer)) {
-			for (i = 0; i < qp->dp.nevs; i++)
-				if (qp->dp.ev_slots[i].state ==
+			for (i = 0; i < qp->dp.ev.count; i++)
+				if (qp->dp.ev.slots[i].state ==
 				    MRC_EV_STATE_ASSUMED_BAD &&
-				    mrc_ev_path_eq(&qp->dp.evs[i], ev))
+				    mrc_ev_path_eq(&qp->dp.ev.paths[i], ev))
 					mrc_ev_set(qp, i, MRC_EV_STATE_GOOD,
 						   MRC_EV_REASON_PROBE);
 		}

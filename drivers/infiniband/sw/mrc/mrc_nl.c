@@ -710,7 +710,7 @@ static int mrc_nl_qp_fill(struct sk_buff *skb, struct mrc_dev *dev,
 	     READ_ONCE(qp->state) <= IB_QPS_SQD &&
 	     nla_put(skb, MRC_A_QP_PEER_GID, MRC_GID_LEN,
 		     qp->path.dgid.raw)) ||
-	    nla_put_u32(skb, MRC_A_QP_EV_COUNT, READ_ONCE(qp->dp.nevs)) ||
+	    nla_put_u32(skb, MRC_A_QP_EV_COUNT, READ_ONCE(qp->dp.ev.count)) ||
 	    nla_put_u32(skb, MRC_A_QP_EV_USABLE, mrc_ev_qp_usable(qp))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;

@@ -2373,11 +2373,11 @@ bool mrc_profile_qp_ev_value(struct mrc_qp *qp, u32 slot, u8 *val, u8 *len,
 	spin_lock_bh(&p->lock);
 	*event_mask = p->cfg.event_mask;
 	if (p->cfg.mode == MRC_EV_MODE_AUTO) {
-		if (slot < qp->dp.nevs) {
-			val[0] = qp->dp.evs[slot].sport >> BITS_PER_BYTE;
-			val[1] = qp->dp.evs[slot].sport & U8_MAX;
+		if (slot < qp->dp.ev.count) {
+			val[0] = qp->dp.ev.paths[slot].sport >> BITS_PER_BYTE;
+			val[1] = qp->dp.ev.paths[slot].sport & U8_MAX;
 			*len = sizeof(u16);
-			*port = qp->dp.evs[slot].port;
+			*port = qp->dp.ev.paths[slot].port;
 		} else {
 			ok = false;
 		}

@@ -192,11 +192,11 @@ static void mrc_qp_win_take(struct mrc_qp *qp, struct mrc_qp_win *w)
 	struct mrc_qp_dp *dp = &qp->dp;
 
 	memset(w, 0, sizeof(*w));
-	swap(dp->txpkts, w->txpkts);
-	swap(dp->rcv_bitmap, w->rcv_bitmap);
-	swap(dp->rmsgs, w->rmsgs);
-	dp->tx_mask = 0;
-	dp->rcv_mask = 0;
+	swap(dp->req.txpkts, w->txpkts);
+	swap(dp->resp.rcv_bitmap, w->rcv_bitmap);
+	swap(dp->resp.rmsgs, w->rmsgs);
+	dp->req.tx_mask = 0;
+	dp->resp.rcv_mask = 0;
 }
 
 int mrc_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
@@ -302,12 +302,12 @@ static void mrc_flush_one(struct mrc_qp *qp, struct mrc_cq *cq, u64 wr_id,
 static void mrc_flush_sq(struct mrc_qp *qp)
 {
 	struct mrc_cq *cq = to_mcq(qp->ibqp.send_cq);
-	u32 fetched = qp->dp.sq_fetch - qp->sq_cons;
+	u32 fetched = qp->dp.req.sq_fetch - qp->sq_cons;
 	struct mrc_send_wqe *wqe;
 	u64 wr_id;
 	u32 n;
 
-	qp->dp.seg_off = 0;
+	qp->dp.req.seg_off = 0;
 	/* What was fetched counts even if the process moved prod back. */
 	n = max(mrc_queue_pending(&qp->sq, qp->sq_cons), fetched);
 	for (; n; n--) {
@@ -324,8 +324,8 @@ static void mrc_flush_sq(struct mrc_qp *qp)
 		mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
 		mrc_flush_one(qp, cq, wr_id, MRC_CQE_RDMA_WRITE);
 	}
-	qp->dp.sq_fetch = qp->sq_cons;
-	qp->dp.seg_index = qp->sq_cons;
+	qp->dp.req.sq_fetch = qp->sq_cons;
+	qp->dp.req.seg_index = qp->sq_cons;
 }
 
 /* Complete every posted receive WQE with IB_WC_WR_FLUSH_ERR; dp.lock held. */
@@ -349,9 +349,9 @@ static void mrc_flush_rq(struct mrc_qp *qp)
 static void mrc_qp_discard(struct mrc_qp *qp)
 {
 	qp->sq_cons += mrc_queue_pending(&qp->sq, qp->sq_cons);
-	qp->dp.sq_fetch = qp->sq_cons;
-	qp->dp.seg_index = qp->sq_cons;
-	qp->dp.seg_off = 0;
+	qp->dp.req.sq_fetch = qp->sq_cons;
+	qp->dp.req.seg_index = qp->sq_cons;
+	qp->dp.req.seg_off = 0;
 	mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
 	qp->rq_cons += mrc_queue_pending(&qp->rq, qp->rq_cons);
 	mrc_index_publish(&qp->rq.ctl->cons, qp->rq_cons);
@@ -531,7 +531,7 @@ static void mrc_qp_enter(struct mrc_qp *qp, enum ib_qp_state cur,
 		break;
 	case IB_QPS_SQD:
 		if (cur != IB_QPS_SQD && qp->attr.en_sqd_async_notify &&
-		    qp->dp.una == qp->dp.psn_next)
+		    qp->dp.req.una == qp->dp.req.psn_next)
 			mrc_qp_event(qp, IB_EVENT_SQ_DRAINED);
 		break;
 	case IB_QPS_ERR:

@@ -30,19 +30,19 @@ int mrc_req_init(struct mrc_qp *qp)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
 
-	dp->swqe_size = ALIGN(sizeof(struct mrc_swqe) + qp->sq.entry_size -
+	dp->req.swqe_size = ALIGN(sizeof(struct mrc_swqe) + qp->sq.entry_size -
 			      sizeof(struct mrc_send_wqe), sizeof(u64));
 	/* One copy per SQ slot: sized by the QP's caps, charged to it. */
-	dp->swqes = kvcalloc(qp->sq.num, dp->swqe_size, GFP_KERNEL_ACCOUNT);
-	return dp->swqes ? 0 : -ENOMEM;
+	dp->req.swqes = kvcalloc(qp->sq.num, dp->req.swqe_size, GFP_KERNEL_ACCOUNT);
+	return dp->req.swqes ? 0 : -ENOMEM;
 }
 
 void mrc_req_cleanup(struct mrc_qp *qp)
 {
-	kvfree(qp->dp.swqes);
-	kvfree(qp->dp.txpkts);
-	qp->dp.swqes = NULL;
-	qp->dp.txpkts = NULL;
+	kvfree(qp->dp.req.swqes);
+	kvfree(qp->dp.req.txpkts);
+	qp->dp.req.swqes = NULL;
+	qp->dp.req.txpkts = NULL;
 }
 
 /* The most PSNs the requester keeps in flight: its window's size. */
@@ -69,10 +69,10 @@ int mrc_req_win_alloc(struct mrc_qp_win *w)
 void mrc_req_win_swap(struct mrc_qp *qp, struct mrc_qp_win *w)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
-	u32 size = dp->txpkts ? dp->tx_mask + 1 : 0;
+	u32 size = dp->req.txpkts ? dp->req.tx_mask + 1 : 0;
 
-	swap(dp->txpkts, w->txpkts);
-	dp->tx_mask = w->tx_size - 1;
+	swap(dp->req.txpkts, w->txpkts);
+	dp->req.tx_mask = w->tx_size - 1;
 	w->tx_size = size;
 }
 
@@ -81,28 +81,28 @@ void mrc_req_start(struct mrc_qp *qp)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
 
-	dp->psn_next = qp->attr.sq_psn;
-	dp->una = dp->psn_next;
-	dp->sacked_high = dp->psn_next;
-	dp->sq_fetch = qp->sq_cons;
-	dp->seg_index = qp->sq_cons;
-	dp->seg_off = 0;
-	dp->msn_next = 1;
-	dp->acked_msn = 0;
-	dp->rqmsn_next = 1;
-	dp->peer_mpr = clamp_t(u32, mrc_param_mpr_units, 1, MRC_MPR_MAX_UNITS) *
+	dp->req.psn_next = qp->attr.sq_psn;
+	dp->req.una = dp->req.psn_next;
+	dp->req.sacked_high = dp->req.psn_next;
+	dp->req.sq_fetch = qp->sq_cons;
+	dp->req.seg_index = qp->sq_cons;
+	dp->req.seg_off = 0;
+	dp->req.msn_next = 1;
+	dp->req.acked_msn = 0;
+	dp->req.rqmsn_next = 1;
+	dp->req.peer_mpr = clamp_t(u32, mrc_param_mpr_units, 1, MRC_MPR_MAX_UNITS) *
 		       MRC_MPR_UNIT;
-	dp->wimm_inflight = 0;
-	dp->fail_pending = false;
-	dp->srtt_us = 0;
-	dp->rttvar_us = 0;
-	dp->rto_us = MRC_RTO_INIT_US;
-	dp->rto_fired = false;
-	dp->rto_graced = false;
-	dp->ack_probe = false;
-	dp->retries = 0;
-	dp->nresend = 0;
-	memset(dp->txpkts, 0, (dp->tx_mask + 1) * sizeof(*dp->txpkts));
+	dp->req.wimm_inflight = 0;
+	dp->req.fail_pending = false;
+	dp->rto.srtt_us = 0;
+	dp->rto.rttvar_us = 0;
+	dp->rto.timeout_us = MRC_RTO_INIT_US;
+	dp->rto.fired = false;
+	dp->rto.graced = false;
+	dp->rto.ack_probe = false;
+	dp->rto.retries = 0;
+	dp->req.nresend = 0;
+	memset(dp->req.txpkts, 0, (dp->req.tx_mask + 1) * sizeof(*dp->req.txpkts));
 }
 
 void mrc_req_kick(struct mrc_qp *qp)
@@ -128,11 +128,11 @@ static bool mrc_req_fetch(struct mrc_qp *qp, enum ib_wc_status *status)
 	 * (fetched, not completed) is never fetched again, whatever the
 	 * producer index says.
 	 */
-	if (dp->sq_fetch - qp->sq_cons >=
+	if (dp->req.sq_fetch - qp->sq_cons >=
 	    mrc_queue_pending(&qp->sq, qp->sq_cons))
 		return false;
-	wqe = mrc_queue_slot(&qp->sq, dp->sq_fetch);
-	sw = mrc_swqe(qp, dp->sq_fetch);
+	wqe = mrc_queue_slot(&qp->sq, dp->req.sq_fetch);
+	sw = mrc_swqe(qp, dp->req.sq_fetch);
 
 	sw->wr_id = READ_ONCE(wqe->wr_id);
 	sw->opcode = READ_ONCE(wqe->opcode);
@@ -141,7 +141,7 @@ static bool mrc_req_fetch(struct mrc_qp *qp, enum ib_wc_status *status)
 	sw->rkey = READ_ONCE(wqe->rkey);
 	sw->imm = READ_ONCE(wqe->imm_data);
 	sw->num_sge = READ_ONCE(wqe->num_sge);
-	dp->sq_fetch++;
+	dp->req.sq_fetch++;
 
 	if (sw->opcode != MRC_WQE_RDMA_WRITE &&
 	    sw->opcode != MRC_WQE_RDMA_WRITE_WITH_IMM)
@@ -230,13 +230,13 @@ static u8 mrc_req_opcode(struct mrc_swqe *sw, u32 off, u32 len)
 static u32 mrc_req_window(struct mrc_qp_dp *dp)
 {
 	/* Never more than the txpkts allocated at RTS (max_inflight then). */
-	return min3(dp->peer_mpr - 1, dp->tx_mask + 1, mrc_req_max_inflight());
+	return min3(dp->req.peer_mpr - 1, dp->req.tx_mask + 1, mrc_req_max_inflight());
 }
 
 /* @psn is the last PSN the window lets us send now: ask for a SACK. */
 static bool psn_next_is_window_edge(struct mrc_qp_dp *dp, u32 psn)
 {
-	return ((psn + 1 - dp->una) & MRC_PSN_MASK) >= mrc_req_window(dp);
+	return ((psn + 1 - dp->req.una) & MRC_PSN_MASK) >= mrc_req_window(dp);
 }
 
 /*
@@ -246,8 +246,8 @@ static bool psn_next_is_window_edge(struct mrc_qp_dp *dp, u32 psn)
  */
 static bool mrc_req_awaits_ack(struct mrc_qp *qp)
 {
-	return qp->dp.una == qp->dp.psn_next &&
-	       qp->sq_cons != qp->dp.seg_index;
+	return qp->dp.req.una == qp->dp.req.psn_next &&
+	       qp->sq_cons != qp->dp.req.seg_index;
 }
 
 /*
@@ -259,7 +259,7 @@ static int mrc_req_build(struct mrc_qp *qp, u32 psn, bool rtx,
 			 struct sk_buff_head *txq)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
-	struct mrc_txpkt *tp = &dp->txpkts[psn & dp->tx_mask];
+	struct mrc_txpkt *tp = &dp->req.txpkts[psn & dp->req.tx_mask];
 	struct mrc_swqe *sw = mrc_swqe(qp, tp->wqe_index);
 	u8 op = mrc_req_opcode(sw, tp->offset, tp->len);
 	unsigned int hlen = MRC_BTH_LEN + mrc_op_hdr_len(op, true);
@@ -320,7 +320,7 @@ static int mrc_req_build(struct mrc_qp *qp, u32 psn, bool rtx,
 	mrc_counter_inc(qp->dev, MRC_CNT_TX_DATA_PKTS);
 	if (rtx)
 		mrc_counter_inc(qp->dev, MRC_CNT_RETRANSMITS);
-	mrc_txq_add(txq, skb, &dp->evs[tp->ev],
+	mrc_txq_add(txq, skb, &dp->ev.paths[tp->ev],
 		    rtx ? mrc_param_dscp_retx : mrc_param_dscp_data, true);
 	return 0;
 }
@@ -333,23 +333,23 @@ static int mrc_req_resend(struct mrc_qp *qp, int budget,
 	u32 psn;
 	int err;
 
-	for (psn = dp->una; dp->nresend && budget && psn != dp->psn_next &&
+	for (psn = dp->req.una; dp->req.nresend && budget && psn != dp->req.psn_next &&
 	     qp->state != IB_QPS_ERR; psn = (psn + 1) & MRC_PSN_MASK) {
-		struct mrc_txpkt *tp = &dp->txpkts[psn & dp->tx_mask];
+		struct mrc_txpkt *tp = &dp->req.txpkts[psn & dp->req.tx_mask];
 
 		if (!(tp->flags & MRC_TXPKT_RESEND))
 			continue;
-		if (dp->fail_pending &&
-		    tp->wqe_index - qp->sq_cons >= dp->fail_index - qp->sq_cons) {
+		if (dp->req.fail_pending &&
+		    tp->wqe_index - qp->sq_cons >= dp->req.fail_index - qp->sq_cons) {
 			/* Of the failed WR or after it: never completes. */
 			tp->flags &= ~(MRC_TXPKT_RESEND | MRC_TXPKT_BY_TIMER);
-			dp->nresend--;
+			dp->req.nresend--;
 			continue;
 		}
 		err = mrc_req_build(qp, psn, true, txq);
 		if (err == -ENOMEM) {
 			/* Still flagged: resent once memory allows. */
-			dp->tx_nomem = true;
+			dp->req.tx_nomem = true;
 			return budget;
 		}
 		if (err)
@@ -358,7 +358,7 @@ static int mrc_req_resend(struct mrc_qp *qp, int budget,
 				MRC_CNT_TIMEOUT_RETRANSMITS :
 				MRC_CNT_FAST_RETRANSMITS);
 		tp->flags &= ~(MRC_TXPKT_RESEND | MRC_TXPKT_BY_TIMER);
-		dp->nresend--;
+		dp->req.nresend--;
 		tp->retries++;
 		budget--;
 	}
@@ -378,57 +378,57 @@ static int mrc_req_send_new(struct mrc_qp *qp, int budget,
 	int err;
 
 	while (budget && qp->state == IB_QPS_RTS) {
-		if (((dp->psn_next - dp->una) & MRC_PSN_MASK) >=
+		if (((dp->req.psn_next - dp->req.una) & MRC_PSN_MASK) >=
 		    mrc_req_window(dp))
 			break;
-		if (dp->fail_pending && dp->seg_index == dp->fail_index)
+		if (dp->req.fail_pending && dp->req.seg_index == dp->req.fail_index)
 			break;
-		if (dp->seg_index == dp->sq_fetch) {
+		if (dp->req.seg_index == dp->req.sq_fetch) {
 			if (!mrc_req_fetch(qp, &status)) {
 				if (status != IB_WC_SUCCESS)
-					mrc_comp_fail_wr(qp, dp->sq_fetch - 1,
+					mrc_comp_fail_wr(qp, dp->req.sq_fetch - 1,
 							 status);
 				break;
 			}
 		}
-		sw = mrc_swqe(qp, dp->seg_index);
+		sw = mrc_swqe(qp, dp->req.seg_index);
 		imm = sw->opcode == MRC_WQE_RDMA_WRITE_WITH_IMM;
-		if (dp->seg_off == 0) {
+		if (dp->req.seg_off == 0) {
 			/*
 			 * The message's numbers, taken for good only once its
 			 * first packet exists: an allocation that fails
 			 * consumes no MSN the responder would wait for.
 			 */
-			if (imm && dp->wimm_inflight >= mrc_param_max_wimm)
+			if (imm && dp->req.wimm_inflight >= mrc_param_max_wimm)
 				break;
-			sw->msn = dp->msn_next;
-			sw->rqmsn = dp->rqmsn_next;
-			sw->first_psn = dp->psn_next;
+			sw->msn = dp->req.msn_next;
+			sw->rqmsn = dp->req.rqmsn_next;
+			sw->first_psn = dp->req.psn_next;
 			sw->npkts = max(1U, DIV_ROUND_UP(sw->length, mtu));
 		}
-		tp = &dp->txpkts[dp->psn_next & dp->tx_mask];
-		tp->wqe_index = dp->seg_index;
-		tp->offset = dp->seg_off;
-		tp->len = min(mtu, sw->length - dp->seg_off);
+		tp = &dp->req.txpkts[dp->req.psn_next & dp->req.tx_mask];
+		tp->wqe_index = dp->req.seg_index;
+		tp->offset = dp->req.seg_off;
+		tp->len = min(mtu, sw->length - dp->req.seg_off);
 		tp->flags = 0;
 		tp->retries = 0;
 		tp->ev = 0;
-		err = mrc_req_build(qp, dp->psn_next, false, txq);
+		err = mrc_req_build(qp, dp->req.psn_next, false, txq);
 		if (err) {
 			/* Out of memory: nothing taken, tried again later. */
-			dp->tx_nomem = err == -ENOMEM;
+			dp->req.tx_nomem = err == -ENOMEM;
 			break;
 		}
-		if (dp->seg_off == 0) {
-			dp->msn_next = (dp->msn_next + 1) & MRC_AETH_MSN_MASK;
-			dp->rqmsn_next += imm;
-			dp->wimm_inflight += imm;
+		if (dp->req.seg_off == 0) {
+			dp->req.msn_next = (dp->req.msn_next + 1) & MRC_AETH_MSN_MASK;
+			dp->req.rqmsn_next += imm;
+			dp->req.wimm_inflight += imm;
 		}
-		dp->psn_next = (dp->psn_next + 1) & MRC_PSN_MASK;
-		dp->seg_off += tp->len;
-		if (dp->seg_off >= sw->length) {
-			dp->seg_index++;
-			dp->seg_off = 0;
+		dp->req.psn_next = (dp->req.psn_next + 1) & MRC_PSN_MASK;
+		dp->req.seg_off += tp->len;
+		if (dp->req.seg_off >= sw->length) {
+			dp->req.seg_index++;
+			dp->req.seg_off = 0;
 		}
 		budget--;
 	}
@@ -448,22 +448,22 @@ static bool mrc_req_probe(struct mrc_qp *qp, u32 slot, bool ev,
 	struct mrc_bth *bth;
 	struct sk_buff *skb;
 
-	skb = mrc_net_alloc_hdrs(qp, MRC_OP_PROBE, (u16)(dp->probe_id + 1));
+	skb = mrc_net_alloc_hdrs(qp, MRC_OP_PROBE, (u16)(dp->rto.probe_id + 1));
 	if (!skb)
 		return false;
-	dp->probe_id++;
-	__assign_bit(dp->probe_id % MRC_EV_PROBE_IDS, dp->ev_probe_ids, ev);
+	dp->rto.probe_id++;
+	__assign_bit(dp->rto.probe_id % MRC_EV_PROBE_IDS, dp->ev.probe_ids, ev);
 	bth = (struct mrc_bth *)skb->data;
 	bth->ack_flags = MRC_BTH_ACKREQ;
 	peth = (struct mrc_peth *)(bth + 1);
-	peth->probe_id = htons(dp->probe_id);
+	peth->probe_id = htons(dp->rto.probe_id);
 	peth->tx_ts = htons(mrc_ts_now());
 	peth->ts_flags = mrc_ts_flags();
 	mrc_counter_inc(qp->dev, MRC_CNT_PROBES_SENT);
 	if (ev)
 		mrc_counter_inc(qp->dev, MRC_CNT_EV_PROBES_SENT);
 	/* Probes travel on the data class, not ECN-capable. */
-	mrc_txq_add(txq, skb, &dp->evs[slot], mrc_param_dscp_data, false);
+	mrc_txq_add(txq, skb, &dp->ev.paths[slot], mrc_param_dscp_data, false);
 	return true;
 }
 
@@ -489,22 +489,22 @@ static u32 mrc_req_rto(struct mrc_qp *qp)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
 	u32 ceil = mrc_req_rto_ceiling_us(qp);
-	u32 rto = dp->srtt_us ? dp->srtt_us + 4 * dp->rttvar_us :
+	u32 rto = dp->rto.srtt_us ? dp->rto.srtt_us + 4 * dp->rto.rttvar_us :
 		  MRC_RTO_INIT_US;
 	u32 shift = 0;
 
 	rto = max(rto, mrc_param_rto_min_us);
 	if (ceil)
 		rto = min(rto, max(ceil, mrc_param_rto_min_us));
-	if (dp->retries > qp->attr.retry_cnt)
-		shift = min_t(u32, dp->retries - qp->attr.retry_cnt,
+	if (dp->rto.retries > qp->attr.retry_cnt)
+		shift = min_t(u32, dp->rto.retries - qp->attr.retry_cnt,
 			      mrc_param_exp_retries);
 	return rto << shift;
 }
 
 void mrc_req_update_rto(struct mrc_qp *qp)
 {
-	qp->dp.rto_us = mrc_req_rto(qp);
+	qp->dp.rto.timeout_us = mrc_req_rto(qp);
 }
 
 /*
@@ -514,13 +514,13 @@ void mrc_req_update_rto(struct mrc_qp *qp)
  */
 static void mrc_req_timeout(struct timer_list *t)
 {
-	struct mrc_qp *qp = from_timer(qp, t, dp.rto_timer);
+	struct mrc_qp *qp = from_timer(qp, t, dp.rto.timer);
 	struct mrc_qp_dp *dp = &qp->dp;
 
 	spin_lock_bh(&dp->lock);
 	if (!dp->stopped) {
-		dp->rto_fired = true;
-		dp->rto_late = time_after(jiffies,
+		dp->rto.fired = true;
+		dp->rto.late = time_after(jiffies,
 					  t->expires + MRC_RTO_LATE_JIFFIES);
 		tasklet_schedule(&dp->task);
 	}
@@ -534,23 +534,23 @@ static void mrc_req_expire(struct mrc_qp *qp)
 	struct mrc_txpkt *tp;
 	u32 idle;
 
-	dp->rto_fired = false;
+	dp->rto.fired = false;
 	if (mrc_req_awaits_ack(qp))
-		tp = &dp->txpkts[(dp->psn_next - 1) & dp->tx_mask];
-	else if (dp->una != dp->psn_next)
-		tp = &dp->txpkts[dp->una & dp->tx_mask];
+		tp = &dp->req.txpkts[(dp->req.psn_next - 1) & dp->req.tx_mask];
+	else if (dp->req.una != dp->req.psn_next)
+		tp = &dp->req.txpkts[dp->req.una & dp->req.tx_mask];
 	else
 		return;
 	idle = mrc_now_us() - tp->sent_us;
-	if (idle < dp->rto_us) {
-		mod_timer(&dp->rto_timer,
-			  jiffies + usecs_to_jiffies(dp->rto_us - idle));
+	if (idle < dp->rto.timeout_us) {
+		mod_timer(&dp->rto.timer,
+			  jiffies + usecs_to_jiffies(dp->rto.timeout_us - idle));
 		return;
 	}
-	if (dp->rto_late && !dp->rto_graced) {
-		dp->rto_graced = true;
-		mod_timer(&dp->rto_timer,
-			  jiffies + usecs_to_jiffies(dp->rto_us));
+	if (dp->rto.late && !dp->rto.graced) {
+		dp->rto.graced = true;
+		mod_timer(&dp->rto.timer,
+			  jiffies + usecs_to_jiffies(dp->rto.timeout_us));
 		return;
 	}
 
@@ -559,34 +559,34 @@ static void mrc_req_expire(struct mrc_qp *qp)
 	 * The oldest PSN was sent and never SACKed: the EV it last went on
 	 * is suspect.  (All SACKed and the ACK late says nothing of an EV.)
 	 */
-	if (dp->una != dp->psn_next && !(tp->flags & MRC_TXPKT_SACKED))
+	if (dp->req.una != dp->req.psn_next && !(tp->flags & MRC_TXPKT_SACKED))
 		mrc_ev_timeout(qp, tp->ev);
-	dp->retries++;
+	dp->rto.retries++;
 	if (qp->attr.timeout &&
-	    dp->retries > qp->attr.retry_cnt + mrc_param_exp_retries) {
+	    dp->rto.retries > qp->attr.retry_cnt + mrc_param_exp_retries) {
 		mrc_counter_inc(qp->dev, MRC_CNT_RETRY_EXCEEDED);
 		mrc_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
 		return;
 	}
-	if (dp->una == dp->psn_next) {
+	if (dp->req.una == dp->req.psn_next) {
 		/* The last packet again: a duplicate the responder re-ACKs. */
-		dp->ack_probe = true;
+		dp->rto.ack_probe = true;
 	} else {
 		/*
 		 * Nothing new can go out while the window is stuck: ask the
 		 * path with a probe too, which the responder answers even when
 		 * it has all.
 		 */
-		dp->probe_pending = true;
+		dp->rto.probe_pending = true;
 	}
 	/* The earliest gap first; later ones when SACKs show them missing. */
-	if (dp->una != dp->psn_next &&
+	if (dp->req.una != dp->req.psn_next &&
 	    !(tp->flags & (MRC_TXPKT_RESEND | MRC_TXPKT_SACKED))) {
 		tp->flags |= MRC_TXPKT_RESEND | MRC_TXPKT_BY_TIMER;
-		dp->nresend++;
+		dp->req.nresend++;
 	}
-	dp->rto_us = mrc_req_rto(qp);
-	mod_timer(&dp->rto_timer, jiffies + usecs_to_jiffies(dp->rto_us));
+	dp->rto.timeout_us = mrc_req_rto(qp);
+	mod_timer(&dp->rto.timer, jiffies + usecs_to_jiffies(dp->rto.timeout_us));
 }
 
 static void mrc_req_task(struct tasklet_struct *t)
@@ -603,38 +603,38 @@ static void mrc_req_task(struct tasklet_struct *t)
 		spin_unlock_bh(&dp->lock);
 		return;
 	}
-	if (dp->rto_fired)
+	if (dp->rto.fired)
 		mrc_req_expire(qp);
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
 		spin_unlock_bh(&dp->lock);
 		return;
 	}
-	dp->tx_nomem = false;
+	dp->req.tx_nomem = false;
 	budget = mrc_req_resend(qp, budget, &txq);
-	if (!dp->tx_nomem)
+	if (!dp->req.tx_nomem)
 		budget = mrc_req_send_new(qp, budget, &txq);
-	if (dp->probe_pending) {
-		dp->probe_pending = false;
+	if (dp->rto.probe_pending) {
+		dp->rto.probe_pending = false;
 		mrc_req_probe(qp, mrc_ev_select(qp, MRC_EV_NONE), false, &txq);
 	}
-	if (dp->ev_due)
+	if (dp->ev.due)
 		mrc_ev_tick(qp, &txq);
-	if (dp->ack_probe) {
-		dp->ack_probe = false;
+	if (dp->rto.ack_probe) {
+		dp->rto.ack_probe = false;
 		if (mrc_req_awaits_ack(qp)) {
 			mrc_counter_inc(qp->dev, MRC_CNT_TIMEOUT_RETRANSMITS);
-			mrc_req_build(qp, (dp->psn_next - 1) & MRC_PSN_MASK, true,
+			mrc_req_build(qp, (dp->req.psn_next - 1) & MRC_PSN_MASK, true,
 				      &txq);
 		}
 	}
-	if (dp->tx_nomem) {
+	if (dp->req.tx_nomem) {
 		/* The timer's next tick runs us again (not spinning here). */
 		mrc_counter_inc(qp->dev, MRC_CNT_TX_NOMEM);
-		mod_timer(&dp->rto_timer, jiffies + 1);
-	} else if ((dp->una != dp->psn_next || mrc_req_awaits_ack(qp)) &&
-		   !timer_pending(&dp->rto_timer)) {
-		mod_timer(&dp->rto_timer,
-			  jiffies + usecs_to_jiffies(dp->rto_us));
+		mod_timer(&dp->rto.timer, jiffies + 1);
+	} else if ((dp->req.una != dp->req.psn_next || mrc_req_awaits_ack(qp)) &&
+		   !timer_pending(&dp->rto.timer)) {
+		mod_timer(&dp->rto.timer,
+			  jiffies + usecs_to_jiffies(dp->rto.timeout_us));
 	}
 	spin_unlock_bh(&dp->lock);
 
@@ -646,7 +646,7 @@ static void mrc_req_task(struct tasklet_struct *t)
 void mrc_req_setup(struct mrc_qp *qp)
 {
 	tasklet_setup(&qp->dp.task, mrc_req_task);
-	timer_setup(&qp->dp.rto_timer, mrc_req_timeout, 0);
+	timer_setup(&qp->dp.rto.timer, mrc_req_timeout, 0);
 	mrc_ev_setup(qp);
 }
 
@@ -657,6 +657,6 @@ void mrc_req_stop(struct mrc_qp *qp)
 	qp->dp.stopped = true;
 	spin_unlock_bh(&qp->dp.lock);
 	tasklet_kill(&qp->dp.task);
-	del_timer_sync(&qp->dp.rto_timer);
+	del_timer_sync(&qp->dp.rto.timer);
 	mrc_ev_stop(qp);
 }

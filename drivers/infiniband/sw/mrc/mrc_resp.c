@@ -23,7 +23,7 @@ static u32 psn_diff(u32 a, u32 b)
 /* Control packets go on the QP's EVs in use, as its data does. */
 static const struct mrc_path *mrc_ctl_path(struct mrc_qp *qp)
 {
-	return &qp->dp.evs[mrc_ev_select(qp, MRC_EV_NONE)];
+	return &qp->dp.ev.paths[mrc_ev_select(qp, MRC_EV_NONE)];
 }
 
 /*
@@ -46,13 +46,13 @@ int mrc_resp_win_alloc(struct mrc_qp_win *w)
 void mrc_resp_win_swap(struct mrc_qp *qp, struct mrc_qp_win *w)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
-	u32 size = dp->rcv_bitmap ? dp->rcv_mask + 1 : 0;
-	u32 mpr = dp->mpr;
+	u32 size = dp->resp.rcv_bitmap ? dp->resp.rcv_mask + 1 : 0;
+	u32 mpr = dp->resp.mpr;
 
-	swap(dp->rcv_bitmap, w->rcv_bitmap);
-	swap(dp->rmsgs, w->rmsgs);
-	dp->rcv_mask = w->rcv_size - 1;
-	dp->mpr = w->mpr;
+	swap(dp->resp.rcv_bitmap, w->rcv_bitmap);
+	swap(dp->resp.rmsgs, w->rmsgs);
+	dp->resp.rcv_mask = w->rcv_size - 1;
+	dp->resp.mpr = w->mpr;
 	w->rcv_size = size;
 	w->mpr = mpr;
 }
@@ -71,18 +71,18 @@ void mrc_resp_start(struct mrc_qp *qp)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
 
-	dp->rcv_next = qp->attr.rq_psn;
-	dp->rcv_high = dp->rcv_next;
-	dp->msn_done = 0;
-	dp->msn_acked = 0;
-	dp->done_psn = (dp->rcv_next - 1) & MRC_PSN_MASK;
-	dp->executed = false;
-	dp->imm_reserved = 0;
-	dp->pkts_since_sack = 0;
-	dp->rcvd_bytes = 0;
-	dp->echo_ts_set = false;
-	bitmap_zero(dp->rcv_bitmap, dp->rcv_mask + 1);
-	memset(dp->rmsgs, 0, (dp->rcv_mask + 1) * sizeof(*dp->rmsgs));
+	dp->resp.rcv_next = qp->attr.rq_psn;
+	dp->resp.rcv_high = dp->resp.rcv_next;
+	dp->resp.msn_done = 0;
+	dp->resp.msn_acked = 0;
+	dp->resp.done_psn = (dp->resp.rcv_next - 1) & MRC_PSN_MASK;
+	dp->resp.executed = false;
+	dp->resp.imm_reserved = 0;
+	dp->resp.pkts_since_sack = 0;
+	dp->resp.rcvd_bytes = 0;
+	dp->resp.echo_ts_set = false;
+	bitmap_zero(dp->resp.rcv_bitmap, dp->resp.rcv_mask + 1);
+	memset(dp->resp.rmsgs, 0, (dp->resp.rcv_mask + 1) * sizeof(*dp->resp.rmsgs));
 }
 
 static bool mrc_resp_active(struct mrc_qp *qp)
@@ -113,7 +113,7 @@ static void mrc_resp_sack(struct mrc_qp *qp, struct sk_buff_head *txq,
 			  u32 ev, u8 m, bool pr, u32 trigger)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
-	u32 cack = (dp->rcv_next - 1) & MRC_PSN_MASK;
+	u32 cack = (dp->resp.rcv_next - 1) & MRC_PSN_MASK;
 	struct mrc_cc_state *cc;
 	struct mrc_seth *seth;
 	struct sk_buff *skb;
@@ -131,21 +131,21 @@ static void mrc_resp_sack(struct mrc_qp *qp, struct sk_buff_head *txq,
 				 mrc_sack_trigger_off(trigger, cack));
 	seth->entropy = htonl(ev);
 	mrc_put24(seth->cack_psn, cack);
-	seth->mpr = dp->mpr / MRC_MPR_UNIT;
+	seth->mpr = dp->resp.mpr / MRC_MPR_UNIT;
 	/* The bitmap starts at cack + 1: bit i is PSN cack + 1 + i. */
 	seth->sack_off = htons(1);
-	for (i = 0; i < MRC_SACK_BITMAP_BITS && i < dp->mpr; i++) {
-		u32 psn = (dp->rcv_next + i) & MRC_PSN_MASK;
+	for (i = 0; i < MRC_SACK_BITMAP_BITS && i < dp->resp.mpr; i++) {
+		u32 psn = (dp->resp.rcv_next + i) & MRC_PSN_MASK;
 
-		if (test_bit(psn & dp->rcv_mask, dp->rcv_bitmap))
+		if (test_bit(psn & dp->resp.rcv_mask, dp->resp.rcv_bitmap))
 			bitmap |= BIT_ULL(i);
 	}
 	seth->bitmap = cpu_to_be64(bitmap);
-	cc->tx_ts = htons(dp->echo_ts);
-	dp->echo_ts_set = false;
-	cc->rcv = mrc_cc_rcv(dp->rcvd_bytes);
+	cc->tx_ts = htons(dp->resp.echo_ts);
+	dp->resp.echo_ts_set = false;
+	cc->rcv = mrc_cc_rcv(dp->resp.rcvd_bytes);
 
-	dp->pkts_since_sack = 0;
+	dp->resp.pkts_since_sack = 0;
 	mrc_counter_inc(qp->dev, MRC_CNT_SACKS_SENT);
 	mrc_txq_add(txq, skb, mrc_ctl_path(qp), mrc_param_dscp_control, false);
 }
@@ -183,8 +183,8 @@ static void mrc_resp_ack(struct mrc_qp *qp, struct sk_buff_head *txq,
 	if (!skb)
 		return;
 	aeth = (struct mrc_aeth *)(skb->data + MRC_BTH_LEN);
-	aeth->smsn = mrc_aeth_smsn(syndrome, qp->dp.msn_done);
-	qp->dp.msn_acked = qp->dp.msn_done;
+	aeth->smsn = mrc_aeth_smsn(syndrome, qp->dp.resp.msn_done);
+	qp->dp.resp.msn_acked = qp->dp.resp.msn_done;
 	mrc_counter_inc(qp->dev, syndrome == MRC_AETH_ACK ?
 			MRC_CNT_ACKS_SENT : MRC_CNT_NAKS_SENT);
 	mrc_txq_add(txq, skb, mrc_ctl_path(qp), mrc_param_dscp_control, false);
@@ -214,16 +214,16 @@ static void mrc_resp_complete_imm(struct mrc_qp *qp, struct mrc_rmsg *rm)
 static bool mrc_resp_execute(struct mrc_qp *qp, struct sk_buff_head *txq)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
-	u32 cack = (dp->rcv_next - 1) & MRC_PSN_MASK;
+	u32 cack = (dp->resp.rcv_next - 1) & MRC_PSN_MASK;
 	struct mrc_rmsg *rm;
 
 	for (;;) {
-		u32 next = (dp->msn_done + 1) & MRC_AETH_MSN_MASK;
+		u32 next = (dp->resp.msn_done + 1) & MRC_AETH_MSN_MASK;
 
 		/* A completion that overflowed its CQ errors the QP. */
 		if (qp->state == IB_QPS_ERR)
 			return false;
-		rm = &dp->rmsgs[next & dp->rcv_mask];
+		rm = &dp->resp.rmsgs[next & dp->resp.rcv_mask];
 		if (rm->msn != next)
 			return true;
 		/*
@@ -245,13 +245,13 @@ static bool mrc_resp_execute(struct mrc_qp *qp, struct sk_buff_head *txq)
 			return false;
 		}
 		if (rm->has_imm) {
-			dp->imm_reserved--;
+			dp->resp.imm_reserved--;
 			mrc_resp_complete_imm(qp, rm);
 		}
 		rm->state = MRC_RMSG_FREE;
-		dp->msn_done = next;
-		dp->done_psn = rm->last_psn;
-		dp->executed = true;
+		dp->resp.msn_done = next;
+		dp->resp.done_psn = rm->last_psn;
+		dp->resp.executed = true;
 	}
 }
 
@@ -303,11 +303,11 @@ static struct mrc_rmsg *mrc_resp_msg(struct mrc_qp *qp, struct mrc_pkt *pkt)
 
 	/* The full MSN from METH's low 16 bits, at most a window ahead. */
 	msn = ntohs(pkt->h.meth->msn);
-	ahead = (msn - (dp->msn_done + 1)) & U16_MAX;
-	msn = (dp->msn_done + 1 + ahead) & MRC_AETH_MSN_MASK;
-	if (ahead >= dp->mpr)
+	ahead = (msn - (dp->resp.msn_done + 1)) & U16_MAX;
+	msn = (dp->resp.msn_done + 1 + ahead) & MRC_AETH_MSN_MASK;
+	if (ahead >= dp->resp.mpr)
 		return NULL;
-	rm = &dp->rmsgs[msn & dp->rcv_mask];
+	rm = &dp->resp.rmsgs[msn & dp->resp.rcv_mask];
 	if (rm->state == MRC_RMSG_FREE) {
 		memset(rm, 0, sizeof(*rm));
 		rm->state = MRC_RMSG_OPEN;
@@ -345,11 +345,11 @@ enum mrc_resp_psn {
 static enum mrc_resp_psn mrc_resp_classify(struct mrc_qp_dp *dp, u32 psn,
 					   u32 *d)
 {
-	*d = psn_diff(psn, (dp->rcv_next - 1) & MRC_PSN_MASK);
+	*d = psn_diff(psn, (dp->resp.rcv_next - 1) & MRC_PSN_MASK);
 	if (!*d || *d >= MRC_PSN_HALF ||
-	    test_bit(psn & dp->rcv_mask, dp->rcv_bitmap))
+	    test_bit(psn & dp->resp.rcv_mask, dp->resp.rcv_bitmap))
 		return MRC_RESP_PSN_DUP;
-	if (*d >= dp->mpr)
+	if (*d >= dp->resp.mpr)
 		return MRC_RESP_PSN_BEYOND;
 	return MRC_RESP_PSN_NEW;
 }
@@ -375,13 +375,13 @@ static bool mrc_resp_take(struct mrc_qp *qp, struct mrc_pkt *pkt,
 	}
 	if (pkt->h.immdt && last) {
 		if (mrc_queue_pending(&qp->rq, qp->rq_cons) <=
-		    dp->imm_reserved) {
+		    dp->resp.imm_reserved) {
 			mrc_resp_nack(qp, txq, pkt->psn, MRC_NACK_NO_RESOURCE,
 				      mrc_pkt_entropy(pkt),
 				      mrc_resp_pkt_ts(pkt));
 			return false;
 		}
-		dp->imm_reserved++;
+		dp->resp.imm_reserved++;
 		rm->has_imm = true;
 		rm->imm = pkt->h.immdt->imm;
 	}
@@ -398,7 +398,7 @@ static bool mrc_resp_take(struct mrc_qp *qp, struct mrc_pkt *pkt,
 		rm->state = MRC_RMSG_DONE;
 		/* Complete before an earlier message: held till its turn. */
 		if (rm->has_imm &&
-		    rm->msn != ((dp->msn_done + 1) & MRC_AETH_MSN_MASK))
+		    rm->msn != ((dp->resp.msn_done + 1) & MRC_AETH_MSN_MASK))
 			mrc_counter_inc(qp->dev, MRC_CNT_STASHED_WRITE_IMM);
 	}
 	return true;
@@ -413,16 +413,16 @@ static bool mrc_resp_take(struct mrc_qp *qp, struct mrc_pkt *pkt,
 static bool mrc_resp_arrived(struct mrc_qp_dp *dp, const struct mrc_pkt *pkt,
 			     u32 d)
 {
-	bool hole = d != 1 && pkt->psn != dp->rcv_high;
+	bool hole = d != 1 && pkt->psn != dp->resp.rcv_high;
 
-	set_bit(pkt->psn & dp->rcv_mask, dp->rcv_bitmap);
-	if (psn_diff(pkt->psn, dp->rcv_high) < MRC_PSN_HALF)
-		dp->rcv_high = (pkt->psn + 1) & MRC_PSN_MASK;
-	while (test_bit(dp->rcv_next & dp->rcv_mask, dp->rcv_bitmap)) {
-		clear_bit(dp->rcv_next & dp->rcv_mask, dp->rcv_bitmap);
-		dp->rcv_next = (dp->rcv_next + 1) & MRC_PSN_MASK;
+	set_bit(pkt->psn & dp->resp.rcv_mask, dp->resp.rcv_bitmap);
+	if (psn_diff(pkt->psn, dp->resp.rcv_high) < MRC_PSN_HALF)
+		dp->resp.rcv_high = (pkt->psn + 1) & MRC_PSN_MASK;
+	while (test_bit(dp->resp.rcv_next & dp->resp.rcv_mask, dp->resp.rcv_bitmap)) {
+		clear_bit(dp->resp.rcv_next & dp->resp.rcv_mask, dp->resp.rcv_bitmap);
+		dp->resp.rcv_next = (dp->resp.rcv_next + 1) & MRC_PSN_MASK;
 	}
-	dp->rcvd_bytes += pkt->paylen;
+	dp->resp.rcvd_bytes += pkt->paylen;
 	return hole;
 }
 
@@ -435,7 +435,7 @@ static bool mrc_resp_sack_due(struct mrc_qp_dp *dp, const struct mrc_pkt *pkt,
 			      bool hole, bool ok)
 {
 	return !ok || (pkt->ack_flags & MRC_BTH_ACKREQ) || hole ||
-	       ++dp->pkts_since_sack >= (dp->rcv_next != dp->rcv_high ?
+	       ++dp->resp.pkts_since_sack >= (dp->resp.rcv_next != dp->resp.rcv_high ?
 					 MRC_SACK_HOLE_EVERY_PKTS :
 					 MRC_SACK_EVERY_PKTS);
 }
@@ -459,10 +459,10 @@ static void mrc_resp_reply(struct mrc_qp *qp, struct mrc_pkt *pkt,
 		mrc_resp_sack(qp, txq, mrc_pkt_entropy(pkt), MRC_SACK_M_NONE,
 			      false, pkt->psn);
 	skb_queue_splice_tail_init(naks, txq);
-	if (dup ? dp->executed :
-	    ok && dp->msn_done != dp->msn_acked &&
+	if (dup ? dp->resp.executed :
+	    ok && dp->resp.msn_done != dp->resp.msn_acked &&
 	    (sack || pkt->ce || mrc_op_is_last(pkt->opcode)))
-		mrc_resp_ack(qp, txq, MRC_AETH_ACK, dp->done_psn);
+		mrc_resp_ack(qp, txq, MRC_AETH_ACK, dp->resp.done_psn);
 }
 
 /* Counters and the timestamp to echo, for a request packet taken in. */
@@ -471,9 +471,9 @@ static void mrc_resp_note(struct mrc_qp *qp, const struct mrc_pkt *pkt)
 	struct mrc_qp_dp *dp = &qp->dp;
 
 	mrc_counter_inc(qp->dev, MRC_CNT_RX_DATA_PKTS);
-	if (pkt->h.tseth && !dp->echo_ts_set) {
-		dp->echo_ts = ntohs(pkt->h.tseth->tx_ts);
-		dp->echo_ts_set = true;
+	if (pkt->h.tseth && !dp->resp.echo_ts_set) {
+		dp->resp.echo_ts = ntohs(pkt->h.tseth->tx_ts);
+		dp->resp.echo_ts_set = true;
 	}
 	if (pkt->ce)
 		mrc_counter_inc(qp->dev, MRC_CNT_ECN_MARKED);
@@ -552,7 +552,7 @@ void mrc_resp_probe(struct mrc_qp *qp, struct mrc_pkt *pkt,
 	spin_lock_bh(&qp->dp.lock);
 	if (mrc_resp_active(qp)) {
 		mrc_counter_inc(qp->dev, MRC_CNT_PROBES_RCVD);
-		qp->dp.echo_ts = ntohs(peth->tx_ts);
+		qp->dp.resp.echo_ts = ntohs(peth->tx_ts);
 		mrc_resp_sack(qp, txq, mrc_pkt_entropy(pkt), MRC_SACK_M_NONE,
 			      true, ntohs(peth->probe_id));
 	}
@@ -567,8 +567,8 @@ void mrc_resp_unexpected(struct mrc_qp *qp, struct mrc_pkt *pkt,
 	u32 d;
 
 	spin_lock_bh(&dp->lock);
-	d = psn_diff(pkt->psn, (dp->rcv_next - 1) & MRC_PSN_MASK);
-	if (!mrc_resp_active(qp) || !d || d >= dp->mpr) {
+	d = psn_diff(pkt->psn, (dp->resp.rcv_next - 1) & MRC_PSN_MASK);
+	if (!mrc_resp_active(qp) || !d || d >= dp->resp.mpr) {
 		mrc_counter_inc(qp->dev, MRC_CNT_DROP_BAD_OPCODE);
 		goto out;
 	}
