@@ -14,6 +14,7 @@
 #include <uapi/linux/mrc_netlink.h>
 
 #include "mrc.h"
+#include "mrc_nl.h"
 #include "mrc_nl_policy.h"
 
 /* Bits of an EV a format mode places in the headers. */
@@ -173,13 +174,6 @@ static inline int mrc_ev_attr_len(const struct nlattr *attr,
 			    "an EV is at most ev-max-bytes (32) bytes");
 	return -ERANGE;
 }
-
-/* mrc_nl.c: message helpers for the profile code. */
-void *mrc_nl_msg_put(struct sk_buff *skb, u32 portid, u32 seq, int flags,
-		     u8 cmd);
-int mrc_nl_put_dev(struct sk_buff *skb, struct mrc_dev *dev);
-void mrc_nl_set_e2big(struct netlink_ext_ack *extack,
-		      const struct nlattr *attr, u32 needed);
 
 /* mrc_profile.c: the netlink commands on profiles. */
 int mrc_profile_dev_set(struct mrc_dev *dev, struct genl_info *info);
