@@ -506,21 +506,26 @@ port_state_is() {
 # --- assertions a test goes on after ----------------------------------------
 
 # ok / not_ok log "ok: [CASE: ]..." or "not ok: [CASE: ]..." (CASE: the
-# test's current case, if it sets one); not_ok counts into NOT_OK, which
-# the test turns into its exit status at the end.
+# case running, see mrc_cases_run); not_ok counts into NOT_OK, and a case
+# that counted any fails once it has run to its end.
 NOT_OK=0
 CASE=
 
 ok() { log "ok: ${CASE:+$CASE: }$*"; }
 
-# case_begin NAME WHAT: the test's current case is NAME (ok, not_ok print
-# it), with no marker ping sent yet (cap_lib.sh); the time into the test
-# if it set START.
+# case_begin NAME [WHAT]: the current case is NAME (ok, not_ok print it),
+# with no marker ping sent yet (cap_lib.sh); logs "== NAME[: WHAT]" and
+# the time into the test if it set START.  mrc_cases_run calls it.
 case_begin() {
 	CASE=$1
 	# shellcheck disable=SC2034 # cap_lib.sh's
 	MARKERS=0
-	log "== $CASE: $2${START:+ (at $((SECONDS - START)) s)}"
+	log "== $CASE${2:+: $2}${START:+ (at $((SECONDS - START)) s)}"
+}
+
+# case_what WHAT: say what the current case does, under its "== NAME".
+case_what() {
+	log "   $*"
 }
 
 not_ok() {
@@ -786,4 +791,254 @@ mrc_dev_setup() {
 		port_state_is "$dev" "$PORT_STATE_ACTIVE"
 	wait_until "GID of $TEST_IPV4 on $dev" "$WAIT_TIMEOUT" \
 		gid_present "$dev" "$(gid_of_ipv4 "$TEST_IPV4")"
+}
+
+# --- cases ----------------------------------------------------------------
+#
+# Every shell test is a list of named cases:
+#
+#	mrc_case NAME FUNCTION [ARG...] [--after OTHER]...
+#	...
+#	mrc_cases_args "$@"	# -t NAME, -l, -h: before anything needs root
+#	mrc_test_init
+#	<the setup every case shares>
+#	mrc_cases_run
+#
+# mrc_cases_run runs the selected cases (all, by default) in registration
+# order, each logged "== NAME" then "ok case NAME (Ns)" or "not ok case
+# NAME (Ns)".  A case fails if it exits (fail, errexit) or counted a
+# not_ok.  Each case runs in a subshell with cleanups of its own (run when
+# it ends), so that a failing case does not stop the ones after it; the
+# test exits non-zero if any case failed.
+#
+# A case that needs what an earlier case left behind (a device, a
+# variable) names it with --after: `-t NAME` then runs OTHER first, and
+# OTHER, NAME and the cases registered between them run in one subshell
+# (so they share state), in a full run as in a selective one; once one of
+# them fails, the ones after it there are not run (not ok).  A case
+# between them that needs neither runs alone when it is selected alone.
+# Prefer a case that sets up what it needs itself; --after is for steps of
+# one story (create, use, delete) that cannot honestly run apart.
+
+MRC_CASE_NAMES=()
+MRC_CASE_CMDS=()	# FUNCTION [ARG...], quoted with %q
+MRC_CASE_AFTER=()	# the --after cases' indexes, space-separated
+MRC_CASES_SEL=()	# -t names
+declare -A MRC_CASE_INDEX=()
+
+mrc_case_usage() {
+	local prog=${0##*/}
+	printf 'usage: %s [-t CASE]... [-l] [-h]\n' "$prog"
+	printf '  -t CASE   run CASE (and the cases it needs); repeatable; default: all\n'
+	printf '  -l        list the cases\n'
+	printf '  -h, --help  this help\n'
+}
+
+mrc_case_list() {
+	[ ${#MRC_CASE_NAMES[@]} -eq 0 ] || printf '%s\n' "${MRC_CASE_NAMES[@]}"
+}
+
+# mrc_case_help: the test's header comment (after the SPDX line), usage,
+# the cases.
+mrc_case_help() {
+	local i a names
+	awk 'NR == 1 && /^#!/ { next }
+	     /SPDX-License-Identifier/ { next }
+	     /^#/ { sub(/^# ?/, ""); if (seen || $0 != "") print; seen = 1; next }
+	     { exit }' "$0"
+	echo
+	mrc_case_usage
+	echo "cases:"
+	for ((i = 0; i < ${#MRC_CASE_NAMES[@]}; i++)); do
+		names=
+		for a in ${MRC_CASE_AFTER[i]}; do
+			names+=" ${MRC_CASE_NAMES[a]}"
+		done
+		printf '  %s%s\n' "${MRC_CASE_NAMES[i]}" \
+			"${names:+ (after$names)}"
+	done
+}
+
+# mrc_case NAME FUNCTION [ARG...] [--after OTHER]...: register a case;
+# OTHER must be registered already.
+mrc_case() {
+	local name=$1 i after='' quoted
+	local -a cmd=()
+	shift
+	if [ $# -eq 0 ] || ! [[ $name =~ ^[a-z0-9_-]+$ ]]; then
+		echo "mrc_case: bad case '$name' (need NAME FUNCTION, NAME of [a-z0-9_-])" >&2
+		exit 2
+	fi
+	if [ -n "${MRC_CASE_INDEX[$name]+set}" ]; then
+		echo "mrc_case: case '$name' registered twice" >&2
+		exit 2
+	fi
+	while [ $# -gt 0 ]; do
+		if [ "$1" = --after ]; then
+			i=${MRC_CASE_INDEX[${2:-}]:-}
+			if [ -z "$i" ]; then
+				echo "mrc_case $name: --after '${2:-}': no such case before it" >&2
+				exit 2
+			fi
+			after+=" $i"
+			shift 2
+		else
+			cmd+=("$1")
+			shift
+		fi
+	done
+	printf -v quoted '%q ' "${cmd[@]}"
+	MRC_CASE_INDEX[$name]=${#MRC_CASE_NAMES[@]}
+	MRC_CASE_NAMES+=("$name")
+	MRC_CASE_CMDS+=("$quoted")
+	MRC_CASE_AFTER+=("${after# }")
+}
+
+# mrc_cases_args "$@": the test's arguments.  -l and -h exit 0, a bad
+# argument or an unknown case exits 2; nothing here needs root.
+mrc_cases_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-t)
+			[ $# -ge 2 ] || {
+				mrc_case_usage >&2
+				exit 2
+			}
+			if [ -z "${MRC_CASE_INDEX[$2]+set}" ]; then
+				echo "${0##*/}: no case '$2'; the cases are:" >&2
+				mrc_case_list | sed 's/^/  /' >&2
+				exit 2
+			fi
+			MRC_CASES_SEL+=("$2")
+			shift 2
+			;;
+		-l)
+			mrc_case_list
+			exit 0
+			;;
+		-h | --help)
+			mrc_case_help
+			exit 0
+			;;
+		*)
+			mrc_case_usage >&2
+			exit 2
+			;;
+		esac
+	done
+}
+
+# mrc_case_one INDEX: one case, in its chain's subshell; "ok NAME" or
+# "not_ok NAME" into the chain's status file.
+mrc_case_one() {
+	local i=$1 name=${MRC_CASE_NAMES[$1]} start=$SECONDS before=$NOT_OK
+	local -a mrc_case_cmd
+	echo "begin $name" >>"$MRC_TMP/cases.status"
+	case_begin "$name"
+	eval "mrc_case_cmd=(${MRC_CASE_CMDS[i]})"
+	"${mrc_case_cmd[@]}"
+	if [ "$NOT_OK" -ne "$before" ]; then
+		log "not ok case $name ($((SECONDS - start))s): $((NOT_OK - before)) not ok"
+		echo "not_ok $name" >>"$MRC_TMP/cases.status"
+	else
+		log "ok case $name ($((SECONDS - start))s)"
+		echo "ok $name" >>"$MRC_TMP/cases.status"
+	fi
+	CASE=
+}
+
+# mrc_cases_chain INDEX...: the cases of one chain in one subshell; their
+# failures into MRC_CASES_FAILED.  errexit holds inside: the subshell is
+# not in a condition.
+MRC_CASES_FAILED=()
+MRC_CASES_SKIPPED=0
+mrc_cases_chain() {
+	local rc i word name current='' start=$SECONDS
+	local -A status=()
+	: >"$MRC_TMP/cases.status"
+	set +e
+	(
+		set -e
+		MRC_CLEANUPS=()
+		trap mrc_run_cleanups EXIT
+		for i in "$@"; do
+			mrc_case_one "$i"
+		done
+	)
+	rc=$?
+	set -e
+	while read -r word name; do
+		status[$name]=$word
+		[ "$word" != begin ] || current=$name
+	done <"$MRC_TMP/cases.status"
+	for i in "$@"; do
+		name=${MRC_CASE_NAMES[i]}
+		case ${status[$name]:-} in
+		ok) ;;
+		not_ok) MRC_CASES_FAILED+=("$name") ;;
+		begin)
+			if [ "$rc" -eq "$KSFT_SKIP" ]; then
+				log "skip case $name ($((SECONDS - start))s)"
+				MRC_CASES_SKIPPED=$((MRC_CASES_SKIPPED + 1))
+			else
+				log "not ok case $name ($((SECONDS - start))s): exit status $rc"
+				MRC_CASES_FAILED+=("$name")
+			fi
+			;;
+		*)
+			log "not ok case $name: not run, $current before it in its chain did not finish"
+			MRC_CASES_FAILED+=("$name")
+			;;
+		esac
+		start=$SECONDS
+	done
+}
+
+# mrc_cases_run: the selected cases and the cases they need (all, without
+# -t), chain by chain; fails the test if any failed, exits KSFT_SKIP if
+# every case that ran skipped.
+mrc_cases_run() {
+	local i j k n=${#MRC_CASE_NAMES[@]} name ran=0
+	local -a want=() joined=() chain=()
+	[ "$n" -gt 0 ] || fail "no cases registered"
+	for ((i = 0; i < n; i++)); do
+		want[i]=$((${#MRC_CASES_SEL[@]} == 0))
+		joined[i]=0
+	done
+	for name in "${MRC_CASES_SEL[@]}"; do
+		want[${MRC_CASE_INDEX[$name]}]=1
+	done
+	# The cases a wanted case is --after, and theirs (they come earlier);
+	# a case from OTHER + 1 to NAME runs in the subshell of the one
+	# before it.
+	for ((i = n - 1; i >= 0; i--)); do
+		[ "${want[i]}" -eq 1 ] || continue
+		for j in ${MRC_CASE_AFTER[i]}; do
+			want[j]=1
+			for ((k = j + 1; k <= i; k++)); do
+				joined[k]=1
+			done
+		done
+	done
+	for ((i = 0; i < n; i++)); do
+		[ "${want[i]}" -eq 1 ] || continue
+		if [ ${#chain[@]} -gt 0 ] && [ "${joined[i]}" -eq 0 ]; then
+			mrc_cases_chain "${chain[@]}"
+			chain=()
+		fi
+		ran=$((ran + 1))
+		chain+=("$i")
+	done
+	mrc_cases_chain "${chain[@]}"
+	[ ${#MRC_CASES_FAILED[@]} -eq 0 ] ||
+		fail "cases failed: ${MRC_CASES_FAILED[*]}"
+	if [ "$MRC_CASES_SKIPPED" -eq "$ran" ]; then
+		log "SKIP: every case skipped"
+		exit "$KSFT_SKIP"
+	fi
+	if [ "$MRC_CASES_SKIPPED" -eq 0 ]; then
+		log "PASS: $ran cases"
+	else
+		log "PASS: $((ran - MRC_CASES_SKIPPED)) cases, $MRC_CASES_SKIPPED skipped"
+	fi
 }
