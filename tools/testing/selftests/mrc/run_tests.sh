@@ -4,9 +4,12 @@
 # Run the rdma_mrc selftests as root inside the test guest (`make check`
 # does: scripts/vm-run -- tools/testing/selftests/mrc/run_tests.sh).
 #
-#   run_tests.sh [--no-install] [TEST...]
+#   run_tests.sh [--no-install] [TEST[:CASE[,CASE...]]...]
 #   run_tests.sh --list
 #   TESTS="link_test.sh qp_state" run_tests.sh
+#
+# TEST:CASE,... runs only those cases of a shell test (its -t CASE; see
+# TEST.sh -l for its cases).
 #
 # 1. `make -C <repo> install` (copies what `make` built: module, provider);
 #    skipped with --no-install.
@@ -57,7 +60,7 @@ CORE_LIMIT_KB=262144
 CORE_GDB_TIMEOUT=120
 
 usage() {
-	sed -n '7,9p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '7,12p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 # --- the list -------------------------------------------------------------
@@ -97,12 +100,28 @@ fi
 if [ ${#selected[@]} -eq 0 ]; then
 	selected=("${ALL_NAMES[@]}")
 fi
-for name in "${selected[@]}"; do
+# TEST:CASE,...: the cases, as -t arguments, in CASES_OF[TEST:CASE,...].
+declare -A CASES_OF=()
+for sel in "${selected[@]}"; do
+	name=${sel%%:*}
 	if [ -z "${TIMEOUT_OF[$name]+set}" ]; then
 		echo "unknown test '$name'; the tests are:" >&2
 		printf '  %s\n' "${ALL_NAMES[@]}" >&2
 		exit 2
 	fi
+	[ "$name" != "$sel" ] || continue
+	if [[ $name != *.sh ]]; then
+		echo "$name is a C test: it has no cases to select" >&2
+		exit 2
+	fi
+	CASES_OF[$sel]=
+	IFS=, read -r -a cases <<<"${sel#*:}"
+	for c in "${cases[@]}"; do
+		CASES_OF[$sel]+=" -t $c"
+	done
+	# Unknown cases are refused here, not after the install.
+	# shellcheck disable=SC2086 # the -t words
+	bash "$SELF_DIR/$name" ${CASES_OF[$sel]} -l >/dev/null || exit 2
 done
 
 # --- helpers --------------------------------------------------------------
@@ -341,11 +360,14 @@ passed=0
 failed=0
 skipped=0
 num=0
-for name in "${selected[@]}"; do
+for sel in "${selected[@]}"; do
 	num=$((num + 1))
+	name=${sel%%:*}
 	timeout=${TIMEOUT_OF[$name]}
 	if [[ $name == *.sh ]]; then
 		cmd=(bash "$SELF_DIR/$name")
+		# shellcheck disable=SC2206 # the -t words
+		[ -z "${CASES_OF[$sel]:-}" ] || cmd+=(${CASES_OF[$sel]})
 	else
 		cmd=("$SELF_DIR/with_device.sh" "$MRC_SELFTEST_BIN/$name")
 	fi
@@ -378,13 +400,13 @@ for name in "${selected[@]}"; do
 		echo ", state not clean afterwards")"
 	if [ "$rc" -eq "$KSFT_SKIP" ] && [ "$clean" -eq 0 ]; then
 		reason=$(sed -n 's/^.*SKIP: *//p' "$BOUNDED_OUT" | tail -n1)
-		echo "ok $num $name # SKIP ${reason:-no reason given}"
+		echo "ok $num $sel # SKIP ${reason:-no reason given}"
 		skipped=$((skipped + 1))
 	elif [ "$rc" -eq 0 ] && [ "$clean" -eq 0 ]; then
-		echo "ok $num $name"
+		echo "ok $num $sel"
 		passed=$((passed + 1))
 	else
-		echo "not ok $num $name"
+		echo "not ok $num $sel"
 		failed=$((failed + 1))
 	fi
 done
