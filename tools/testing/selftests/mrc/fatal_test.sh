@@ -10,20 +10,16 @@
 SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SELF_DIR/lib.sh"
-mrc_test_init
 
 HELPER_TIMEOUT=120	# the helper's own bound for its event
 REMOVE_TIMEOUT=60	# the removal command must return within this
-
-helper=$(helper_path mrc_async_helper)
-export MRC_DEV=$TEST_DEV MRC_IPV4=$TEST_IPV4
 
 remove_by_link_delete() { rdma link delete "$TEST_DEV"; }
 remove_by_unload() { modprobe -r "$MRC_MODULE"; }
 remove_by_netdev_delete() { ip link del dev "$TEST_NETDEV"; }
 
-# removal_case NAME FUNCTION
-removal_case() {
+# case_removal NAME FUNCTION
+case_removal() {
 	local name=$1 remove=$2 job=helper.$2 start
 
 	log "== $name with a user context open"
@@ -52,8 +48,12 @@ removal_case() {
 	mrc_unload
 }
 
-removal_case "rdma link delete" remove_by_link_delete
-removal_case "modprobe -r $MRC_MODULE" remove_by_unload
-removal_case "ip link del $TEST_NETDEV" remove_by_netdev_delete
+mrc_case link_delete case_removal "rdma link delete" remove_by_link_delete
+mrc_case unload case_removal "modprobe -r $MRC_MODULE" remove_by_unload
+mrc_case netdev_delete case_removal "ip link del $TEST_NETDEV" remove_by_netdev_delete
+mrc_cases_args "$@"
 
-log "PASS"
+mrc_test_init
+helper=$(helper_path mrc_async_helper)
+export MRC_DEV=$TEST_DEV MRC_IPV4=$TEST_IPV4
+mrc_cases_run
