@@ -233,28 +233,25 @@ static int dev_del(struct args *a)
 	return nl_run("dev del", &m, NULL, NULL);
 }
 
-int cmd_dev(struct args *a)
-{
-	const char *cmd = args_next(a);
+static const struct cmd dev_cmds[] = {
+	{ { "show", "list" }, dev_show, "[ DEV ]" },
+	{ { "set", NULL }, dev_set,
+	  "DEV [ default-ev-profile ID ] [ default-cc-profile ID ]\n"
+	  "        [ skip-hold-us US ]" },
+	{ { "add", "new" }, dev_add, "NAME netdev IFNAME [ netdev IFNAME ... ]" },
+	{ { "del", "delete" }, dev_del, "DEV" },
+};
 
-	if (!cmd || !strcmp(cmd, "show") || !strcmp(cmd, "list")) {
-		nl_open();
-		return dev_show(a);
-	}
-	if (!strcmp(cmd, "set")) {
-		nl_open();
-		return dev_set(a);
-	}
-	if (!strcmp(cmd, "add") || !strcmp(cmd, "new")) {
-		nl_open();
-		return dev_add(a);
-	}
-	if (!strcmp(cmd, "del") || !strcmp(cmd, "delete")) {
-		nl_open();
-		return dev_del(a);
-	}
-	return obj_usage("dev", cmd);
-}
+const struct obj obj_dev = {
+	.id = { "dev", "device" },
+	.summary = "MRC devices: limits, default profiles, multi-plane create/delete",
+	.cmds = dev_cmds,
+	.n_cmds = ARRAY_SIZE(dev_cmds),
+	.dflt = &dev_cmds[0],
+	.notes =
+"dev add makes one device with a port per netdev, in order (port 1 first).\n"
+"A default profile 0 is the built-in behaviour.\n",
+};
 
 /* ---- port ---------------------------------------------------------------------- */
 
@@ -329,20 +326,20 @@ static int port_set(struct args *a)
 	return nl_run("port set", &m, NULL, NULL);
 }
 
-int cmd_port(struct args *a)
-{
-	const char *cmd = args_next(a);
+static const struct cmd port_cmds[] = {
+	{ { "show", "list" }, port_show, "[ DEV[/PORT] ]" },
+	{ { "set", NULL }, port_set, "DEV/PORT admin { up | down }" },
+};
 
-	if (!cmd || !strcmp(cmd, "show") || !strcmp(cmd, "list")) {
-		nl_open();
-		return port_show(a);
-	}
-	if (!strcmp(cmd, "set")) {
-		nl_open();
-		return port_set(a);
-	}
-	return obj_usage("port", cmd);
-}
+const struct obj obj_port = {
+	.id = { "port", "link" },
+	.summary = "ports (one per plane / netdev): admin state",
+	.cmds = port_cmds,
+	.n_cmds = ARRAY_SIZE(port_cmds),
+	.dflt = &port_cmds[0],
+	.notes =
+"An admin-down (disabled) port carries no traffic and reads as DOWN.\n",
+};
 
 /* ---- qp ------------------------------------------------------------------------ */
 
@@ -385,13 +382,14 @@ static int qp_show(struct args *a)
 	return ret;
 }
 
-int cmd_qp(struct args *a)
-{
-	const char *cmd = args_next(a);
+static const struct cmd qp_cmds[] = {
+	{ { "show", "list" }, qp_show, "[ DEV[/QPN] ]" },
+};
 
-	if (!cmd || !strcmp(cmd, "show") || !strcmp(cmd, "list")) {
-		nl_open();
-		return qp_show(a);
-	}
-	return obj_usage("qp", cmd);
-}
+const struct obj obj_qp = {
+	.id = { "qp", NULL },
+	.summary = "QPs and their profile bindings (read only)",
+	.cmds = qp_cmds,
+	.n_cmds = ARRAY_SIZE(qp_cmds),
+	.dflt = &qp_cmds[0],
+};

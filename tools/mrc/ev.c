@@ -229,36 +229,50 @@ static int ev_set(struct args *a, const char *what, uint32_t op, int state)
 	return nl_run(what, &m, NULL, NULL);
 }
 
-int cmd_ev(struct args *a)
+static int ev_replace(struct args *a)
 {
-	const char *cmd = args_next(a);
-
-	if (!cmd)
-		return obj_usage("ev", NULL);
-	if (!strcmp(cmd, "show") || !strcmp(cmd, "list")) {
-		nl_open();
-		return ev_show(a);
-	}
-	if (!strcmp(cmd, "query")) {
-		nl_open();
-		return ev_query(a);
-	}
-	if (!strcmp(cmd, "replace")) {
-		nl_open();
-		return ev_set(a, "ev replace", MRC_EV_OP_REPLACE, -1);
-	}
-	if (!strcmp(cmd, "deny")) {
-		nl_open();
-		return ev_set(a, "ev deny", MRC_EV_OP_MODIFY_STATE,
-			      MRC_EV_STATE_DENIED);
-	}
-	if (!strcmp(cmd, "allow")) {
-		nl_open();
-		return ev_set(a, "ev allow", MRC_EV_OP_MODIFY_STATE,
-			      MRC_EV_STATE_GOOD);
-	}
-	return obj_usage("ev", cmd);
+	return ev_set(a, "ev replace", MRC_EV_OP_REPLACE, -1);
 }
+
+static int ev_deny(struct args *a)
+{
+	return ev_set(a, "ev deny", MRC_EV_OP_MODIFY_STATE,
+		      MRC_EV_STATE_DENIED);
+}
+
+static int ev_allow(struct args *a)
+{
+	return ev_set(a, "ev allow", MRC_EV_OP_MODIFY_STATE,
+		      MRC_EV_STATE_GOOD);
+}
+
+static const struct cmd ev_cmds[] = {
+	{ { "show", "list" }, ev_show,
+	  "DEV id ID                 (ev-get dump)\n"
+	  "DEV id ID array [ size N ] (query-array)" },
+	{ { "query", NULL }, ev_query,
+	  "DEV id ID EV ...          (query-state)" },
+	{ { "replace", NULL }, ev_replace, "DEV id ID REPLACE ..." },
+	{ { "deny", NULL }, ev_deny,
+	  "DEV id ID EV ...           (modify-state denied)" },
+	{ { "allow", NULL }, ev_allow,
+	  "DEV id ID EV ...          (modify-state good)" },
+};
+
+const struct obj obj_ev = {
+	.id = { "ev", NULL },
+	.summary = "the EVs of an EV profile: show, query, replace, deny, allow",
+	.cmds = ev_cmds,
+	.n_cmds = ARRAY_SIZE(ev_cmds),
+	.notes =
+"EV      := ev VALUE port PORT\n"
+"REPLACE := { EV | index SLOT } new VALUE new-port PORT\n"
+"           [ state { good | denied } ] [ all-copies ]\n"
+"VALUE is hex (0x optional), 1 to 32 bytes, most significant first.\n"
+"Without \"size\", \"array\" sizes its request itself (again with the\n"
+"size the kernel asks for); with it, a too small size fails with E2BIG\n"
+"and the needed size.\n",
+};
 
 /* ---- ep -------------------------------------------------------------------------- */
 
@@ -380,24 +394,39 @@ static int ep_op(struct args *a, uint32_t op, const char *what)
 	return ret;
 }
 
-int cmd_ep(struct args *a)
+static int ep_probe(struct args *a)
 {
-	const char *cmd = args_next(a);
-
-	if (!cmd)
-		return obj_usage("ep", NULL);
-	if (!strcmp(cmd, "probe") || !strcmp(cmd, "ev-probe")) {
-		nl_open();
-		return ep_op(a, MRC_EP_OP_TYPE_EV_PROBE, "ep probe");
-	}
-	if (!strcmp(cmd, "port-status") ||
-	    !strcmp(cmd, "port-status-update")) {
-		nl_open();
-		return ep_op(a, MRC_EP_OP_TYPE_PORT_STATUS_UPDATE,
-			     "ep port-status");
-	}
-	return obj_usage("ep", cmd);
+	return ep_op(a, MRC_EP_OP_TYPE_EV_PROBE, "ep probe");
 }
+
+static int ep_port_status(struct args *a)
+{
+	return ep_op(a, MRC_EP_OP_TYPE_PORT_STATUS_UPDATE, "ep port-status");
+}
+
+static const struct cmd ep_cmds[] = {
+	{ { "probe", "ev-probe" }, ep_probe,
+	  "DEV [ timeout NS ] [ dscp D ] REQ [ req REQ ] ..." },
+	{ { "port-status", "port-status-update" }, ep_port_status,
+	  "DEV [ timeout NS ] [ dscp D ] REQ\n"
+	  "            [ req REQ ] ..." },
+};
+
+const struct obj obj_ep = {
+	.id = { "ep", "endpoint" },
+	.summary = "endpoint operations: EV probe, Port Status Update",
+	.cmds = ep_cmds,
+	.n_cmds = ARRAY_SIZE(ep_cmds),
+	.notes =
+"REQ := [ id N ] sgid GID dgid GID port PORT ev VALUE\n"
+"       [ mode { udp | stev | srv6 } ] [ status PORTMASK ]\n"
+"Each \"req\" starts another request that starts as a copy of the one\n"
+"before; ids default to 1, 2, ...  GIDs are IPv6 or IPv4 addresses.  The\n"
+"EV's mode defaults to udp for values of up to 2 bytes, else stev.\n"
+"status (port-status) is the mask of our ports that are down (bit N for\n"
+"port N).  timeout defaults to 1000000000 (1 s).  A request not answered\n"
+"in time prints as timed-out.\n",
+};
 
 /* ---- monitor --------------------------------------------------------------------- */
 
@@ -502,7 +531,7 @@ static void monitor_join(const char *name)
 	nl_join(id);
 }
 
-int cmd_monitor(struct args *a)
+static int monitor(struct args *a)
 {
 	struct monitor mon = { 0 };
 	bool ev = true, ep = true;
@@ -520,7 +549,7 @@ int cmd_monitor(struct args *a)
 			mon.count = (unsigned long)args_u64(a, "count",
 							    UINT32_MAX);
 		} else {
-			return obj_usage("monitor", args_peek(a));
+			return obj_usage(&obj_monitor, args_peek(a));
 		}
 	}
 	nl_open();
@@ -534,3 +563,14 @@ int cmd_monitor(struct args *a)
 	out_set_stream(true);
 	return nl_listen(print_event, &mon);
 }
+
+const struct obj obj_monitor = {
+	.id = { "monitor", "mon" },
+	.summary = "print EV events and peer status events as they come",
+	.run = monitor,
+	.usage = "[ ev | ep | all ] [ count N ]",
+	.notes =
+"Prints EV events (group ev) and peer status events (group ep); with -j\n"
+"one JSON object per line.  count N: exit after N events.  Needs\n"
+"CAP_NET_ADMIN.\n",
+};

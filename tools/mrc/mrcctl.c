@@ -2,7 +2,7 @@
 /*
  * mrcctl: the controller CLI of MRC devices (rdma_mrc), over the "mrc"
  * generic netlink family.  Options, help, argument helpers, enum names and
- * the dispatch to the objects.
+ * the one dispatcher, which walks the objects' tables of commands.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -285,208 +285,246 @@ void args_gid(struct args *a, const char *kw, unsigned char *gid)
 
 /* ---- help ------------------------------------------------------------------ */
 
-static const char usage_top[] =
-"Usage: mrcctl [OPTIONS] OBJECT { COMMAND | help }\n"
-"       mrcctl [OPTIONS] monitor [ ev | ep | all ] [ count N ]\n"
-"OBJECT := { dev | port | fmt | evp | ev | cc | qp | ep }\n"
-"OPTIONS := { -j[son] | -p[retty] | -t[imestamp] | -V[ersion] | -h[elp] }\n"
-"\n"
-"  dev      MRC devices: limits, default profiles, multi-plane create/delete\n"
-"  port     ports (one per plane / netdev): admin state\n"
-"  fmt      EV format profiles (how EV bits reach the headers)\n"
-"  evp      EV profiles (the EVs QPs spray over)\n"
-"  ev       the EVs of an EV profile: show, query, replace, deny, allow\n"
-"  cc       congestion control profiles (algorithm, NSCC parameters)\n"
-"  qp       QPs and their profile bindings (read only)\n"
-"  ep       endpoint operations: EV probe, Port Status Update\n"
-"  monitor  print EV events and peer status events as they come\n"
-"\n"
+#define PROG			"mrcctl"
+#define USAGE_FIRST		"Usage: "
+#define USAGE_NEXT		"       "
+/* The width of the object names in "mrcctl help". */
+#define SUMMARY_NAME_WIDTH	8
+
+_Static_assert(sizeof(USAGE_FIRST) == sizeof(USAGE_NEXT),
+	       "usage lines line up");
+
+static const char usage_options[] =
+"OPTIONS := { -j[son] | -p[retty] | -t[imestamp] | -V[ersion] | -h[elp] }\n";
+
+static const char usage_notes[] =
 "DEV is a device name, or its index (all digits).  -j prints JSON (a list\n"
 "for every show), -p indents it, -t stamps each event monitor prints with\n"
 "the time it arrived (CLOCK_REALTIME).  Exit status: 0 ok, 1 the kernel refused\n"
 "(its message and errno on stderr), 2 bad command line.\n"
 "See \"mrcctl OBJECT help\" and Documentation/mrc/mrcctl.rst.\n";
 
-static const struct {
-	const char *obj;
-	const char *text;
-} usage_obj[] = {
-	{ "dev",
-"Usage: mrcctl dev show [ DEV ]\n"
-"       mrcctl dev set DEV [ default-ev-profile ID ] [ default-cc-profile ID ]\n"
-"                          [ skip-hold-us US ]\n"
-"       mrcctl dev add NAME netdev IFNAME [ netdev IFNAME ... ]\n"
-"       mrcctl dev del DEV\n"
-"dev add makes one device with a port per netdev, in order (port 1 first).\n"
-"A default profile 0 is the built-in behaviour.\n" },
-	{ "port",
-"Usage: mrcctl port show [ DEV[/PORT] ]\n"
-"       mrcctl port set DEV/PORT admin { up | down }\n"
-"An admin-down (disabled) port carries no traffic and reads as DOWN.\n" },
-	{ "fmt",
-"Usage: mrcctl fmt show [ DEV [ id ID ] ]\n"
-"       mrcctl fmt set DEV id ID [ state STATE ] [ cur-state STATE ]\n"
-"                      [ mode { udp | stev | srv6 } ]\n"
-"                      [ field [ width ] BITS ] ...\n"
-"STATE := { init | offline | online }\n"
-"Each \"field\" gives one format field, most significant first; the fields\n"
-"of a set replace all of them.\n" },
-	{ "evp",
-"Usage: mrcctl evp show [ DEV [ id ID ] ]\n"
-"       mrcctl evp set DEV id ID [ state STATE ] [ cur-state STATE ]\n"
-"                      [ mode { auto | exp | gen } ] [ fmt ID ] [ count N ]\n"
-"                      [ min-active N ] [ event-mask STATES ]\n"
-"                      [ field width BITS [ init V ] [ min V ] [ max V ]\n"
-"                              [ mask M ] ] ...\n"
-"STATE  := { init | offline | online }\n"
-"STATES := comma list of { good | skip | assumed-bad | denied }, or none\n"
-"The EV array: see \"mrcctl ev help\".\n" },
-	{ "ev",
-"Usage: mrcctl ev show DEV id ID                 (ev-get dump)\n"
-"       mrcctl ev show DEV id ID array [ size N ] (query-array)\n"
-"       mrcctl ev query DEV id ID EV ...          (query-state)\n"
-"       mrcctl ev replace DEV id ID REPLACE ...\n"
-"       mrcctl ev deny DEV id ID EV ...           (modify-state denied)\n"
-"       mrcctl ev allow DEV id ID EV ...          (modify-state good)\n"
-"EV      := ev VALUE port PORT\n"
-"REPLACE := { EV | index SLOT } new VALUE new-port PORT\n"
-"           [ state { good | denied } ] [ all-copies ]\n"
-"VALUE is hex (0x optional), 1 to 32 bytes, most significant first.\n"
-"Without \"size\", \"array\" sizes its request itself (again with the\n"
-"size the kernel asks for); with it, a too small size fails with E2BIG\n"
-"and the needed size.\n" },
-	{ "cc",
-"Usage: mrcctl cc show [ DEV [ id ID ] ]\n"
-"       mrcctl cc set DEV id ID [ state STATE ] [ cur-state STATE ]\n"
-"                     [ algorithm { uet-1.0-nscc | none } ] [ NSCC ... ]\n"
-"STATE := { init | offline | online }\n"
-"NSCC  := { disable-qa 0|1 | adjust-bytes-threshold BYTES |\n"
-"           adjust-period-threshold NS | base-rtt NS | eta BYTES |\n"
-"           fi BYTES | fi-scale MILLIONTHS | gamma MILLIONTHS |\n"
-"           max-md-jump MILLIONTHS | max-cwnd BYTES | qa-gate SHIFT |\n"
-"           qa-threshold NS | target-delay NS }\n"
-"The first NSCC parameters a profile gets must be all thirteen.\n" },
-	{ "qp",
-"Usage: mrcctl qp show [ DEV[/QPN] ]\n" },
-	{ "ep",
-"Usage: mrcctl ep probe DEV [ timeout NS ] [ dscp D ] REQ [ req REQ ] ...\n"
-"       mrcctl ep port-status DEV [ timeout NS ] [ dscp D ] REQ\n"
-"                             [ req REQ ] ...\n"
-"REQ := [ id N ] sgid GID dgid GID port PORT ev VALUE\n"
-"       [ mode { udp | stev | srv6 } ] [ status PORTMASK ]\n"
-"Each \"req\" starts another request that starts as a copy of the one\n"
-"before; ids default to 1, 2, ...  GIDs are IPv6 or IPv4 addresses.  The\n"
-"EV's mode defaults to udp for values of up to 2 bytes, else stev.\n"
-"status (port-status) is the mask of our ports that are down (bit N for\n"
-"port N).  timeout defaults to 1000000000 (1 s).  A request not answered\n"
-"in time prints as timed-out.\n" },
-	{ "monitor",
-"Usage: mrcctl monitor [ ev | ep | all ] [ count N ]\n"
-"Prints EV events (group ev) and peer status events (group ep); with -j\n"
-"one JSON object per line.  count N: exit after N events.  Needs\n"
-"CAP_NET_ADMIN.\n" },
+/* In the order "mrcctl help" lists them. */
+static const struct obj *const objects[] = {
+	&obj_dev, &obj_port, &obj_fmt, &obj_evp, &obj_ev, &obj_cc, &obj_qp,
+	&obj_ep, &obj_monitor,
 };
 
-static int print_usage(const char *obj, FILE *f)
+/*
+ * The usage lines of command @cmd of @obj (@cmd NULL: of the object
+ * itself), @help as struct cmd describes it; @first: the first of the
+ * object's usage lines.
+ */
+static void usage_lines(FILE *f, const char *obj, const char *cmd,
+			const char *help, bool *first)
 {
-	unsigned int i;
+	int indent = (int)(strlen(USAGE_FIRST PROG " ") + strlen(obj) + 1);
+	const char *line = help, *end;
 
-	if (!obj) {
-		fputs(usage_top, f);
-		return EXIT_OK;
-	}
-	for (i = 0; i < sizeof(usage_obj) / sizeof(usage_obj[0]); i++) {
-		if (!strcmp(usage_obj[i].obj, obj)) {
-			fputs(usage_obj[i].text, f);
-			return EXIT_OK;
-		}
-	}
-	fputs(usage_top, f);
+	do {
+		end = strchrnul(line, '\n');
+		if (*line == ' ')
+			fprintf(f, "%*s", indent, "");
+		else
+			fprintf(f, "%s" PROG " %s %s%s",
+				*first ? USAGE_FIRST : USAGE_NEXT, obj,
+				cmd ? cmd : "", cmd ? " " : "");
+		fprintf(f, "%.*s\n", (int)(end - line), line);
+		*first = false;
+		line = *end ? end + 1 : end;
+	} while (*line);
+}
+
+/* "mrcctl OBJ help": every command's usage lines, then the notes. */
+static int print_obj_usage(const struct obj *o, FILE *f)
+{
+	bool first = true;
+	size_t i;
+
+	if (!o->cmds)
+		usage_lines(f, o->id.name, NULL, o->usage, &first);
+	for (i = 0; o->cmds && i < o->n_cmds; i++)
+		usage_lines(f, o->id.name, o->cmds[i].id.name,
+			    o->cmds[i].help, &first);
+	if (o->notes)
+		fputs(o->notes, f);
 	return EXIT_OK;
+}
+
+/* "OBJECT := { dev | ... }": the objects that have commands. */
+static void usage_object_list(FILE *f)
+{
+	const char *sep = " ";
+	size_t i;
+
+	fputs("OBJECT := {", f);
+	for (i = 0; i < ARRAY_SIZE(objects); i++) {
+		if (!objects[i]->cmds)
+			continue;
+		fprintf(f, "%s%s", sep, objects[i]->id.name);
+		sep = " | ";
+	}
+	fputs(" }\n", f);
+}
+
+/* "mrcctl help": the forms, the objects with their summaries, the notes. */
+static int print_usage(FILE *f)
+{
+	size_t i;
+
+	fputs(USAGE_FIRST PROG " [OPTIONS] OBJECT { COMMAND | help }\n", f);
+	for (i = 0; i < ARRAY_SIZE(objects); i++)
+		if (!objects[i]->cmds)
+			fprintf(f, USAGE_NEXT PROG " [OPTIONS] %s %s\n",
+				objects[i]->id.name, objects[i]->usage);
+	usage_object_list(f);
+	fputs(usage_options, f);
+	fputc('\n', f);
+	for (i = 0; i < ARRAY_SIZE(objects); i++)
+		fprintf(f, "  %-*s %s\n", SUMMARY_NAME_WIDTH,
+			objects[i]->id.name, objects[i]->summary);
+	fputc('\n', f);
+	fputs(usage_notes, f);
+	return EXIT_OK;
+}
+
+int obj_usage(const struct obj *o, const char *cmd)
+{
+	fprintf(stderr, "mrcctl: unknown command \"%s\"\n", cmd);
+	print_obj_usage(o, stderr);
+	return EXIT_USAGE;
+}
+
+/* ---- finding a word in a table ------------------------------------------- */
+
+static bool named(const struct cmd_names *id, const char *word)
+{
+	return !strcmp(word, id->name) ||
+	       (id->alias && !strcmp(word, id->alias));
+}
+
+static const struct obj *find_obj(const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(objects); i++)
+		if (named(&objects[i]->id, word))
+			return objects[i];
+	return NULL;
+}
+
+static const struct cmd *find_cmd(const struct obj *o, const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < o->n_cmds; i++)
+		if (named(&o->cmds[i].id, word))
+			return &o->cmds[i];
+	return NULL;
 }
 
 /* ---- main ------------------------------------------------------------------ */
 
-static const struct {
-	const char *name;
-	const char *alias;
-	const char *help;
-	int (*fn)(struct args *a);
-} objects[] = {
-	{ "dev", "device", "dev", cmd_dev },
-	{ "port", "link", "port", cmd_port },
-	{ "fmt", "ev-fmt-profile", "fmt", cmd_fmt },
-	{ "evp", "ev-profile", "evp", cmd_evp },
-	{ "ev", NULL, "ev", cmd_ev },
-	{ "cc", "cc-profile", "cc", cmd_cc },
-	{ "qp", NULL, "qp", cmd_qp },
-	{ "ep", "endpoint", "ep", cmd_ep },
-	{ "monitor", "mon", "monitor", cmd_monitor },
-};
-
-int main(int argc, char **argv)
+/*
+ * "mrcctl OBJ ...": help, the object's own parser, or the command the next
+ * word names (or the object's default one) with the socket open.
+ */
+static int run_obj(const struct obj *o, struct args *a)
 {
-	struct args a = { argc - 1, argv + 1 };
-	const char *obj;
-	unsigned int i;
+	const char *word = args_peek(a);
+	const struct cmd *c = o->dflt;
 
-	while (args_more(&a) && args_peek(&a)[0] == '-') {
-		const char *o = args_next(&a);
+	if (word && is_help(word))
+		return print_obj_usage(o, stdout);
+	if (!o->cmds)
+		return o->run(a);
+	if (word) {
+		c = find_cmd(o, word);
+		if (!c)
+			return obj_usage(o, word);
+		args_next(a);
+	}
+	if (!c)
+		return print_obj_usage(o, stdout);
+	nl_open();
+	return c->fn(a);
+}
 
-		if (!strcmp(o, "-j") || !strcmp(o, "-json") ||
-		    !strcmp(o, "--json")) {
+/* "mrcctl help [ OBJ ]" */
+static int help(struct args *a)
+{
+	const char *word = args_next(a);
+	const struct obj *o = word ? find_obj(word) : NULL;
+
+	return o ? print_obj_usage(o, stdout) : print_usage(stdout);
+}
+
+static bool opt_is(const char *o, const char *s1, const char *s2,
+		   const char *s3)
+{
+	return !strcmp(o, s1) || !strcmp(o, s2) || !strcmp(o, s3);
+}
+
+static void print_version(void)
+{
+	printf(PROG " %s (netlink family \"%s\" version %d)\n",
+	       MRCCTL_VERSION, MRC_FAMILY_NAME, MRC_FAMILY_VERSION);
+}
+
+/* parse_opts: the options are read, the object comes next. */
+#define OPTS_GO_ON		(-1)
+
+/*
+ * The options before the object; OPTS_GO_ON, or the exit status of an
+ * option that was all there is to do (-V, -h).
+ */
+static int parse_opts(struct args *a)
+{
+	while (args_more(a) && args_peek(a)[0] == '-') {
+		const char *o = args_next(a);
+
+		if (opt_is(o, "-j", "-json", "--json")) {
 			opt_json = true;
-		} else if (!strcmp(o, "-p") || !strcmp(o, "-pretty") ||
-			   !strcmp(o, "--pretty")) {
+		} else if (opt_is(o, "-p", "-pretty", "--pretty")) {
 			opt_pretty = true;
-		} else if (!strcmp(o, "-t") || !strcmp(o, "-timestamp") ||
-			   !strcmp(o, "--timestamp")) {
+		} else if (opt_is(o, "-t", "-timestamp", "--timestamp")) {
 			opt_timestamp = true;
 		} else if (!strcmp(o, "-jp") || !strcmp(o, "-pj")) {
 			opt_json = true;
 			opt_pretty = true;
-		} else if (!strcmp(o, "-V") || !strcmp(o, "-Version") ||
-			   !strcmp(o, "--version")) {
-			printf("mrcctl %s (netlink family \"%s\" version %d)\n",
-			       MRCCTL_VERSION, MRC_FAMILY_NAME,
-			       MRC_FAMILY_VERSION);
+		} else if (opt_is(o, "-V", "-Version", "--version")) {
+			print_version();
 			return EXIT_OK;
 		} else if (is_help(o) || !strcmp(o, "-help")) {
-			return print_usage(NULL, stdout);
+			return print_usage(stdout);
 		} else if (!strcmp(o, "--")) {
 			break;
 		} else {
 			usage_err("unknown option \"%s\"", o);
 		}
 	}
-	if (!args_more(&a)) {
-		print_usage(NULL, stderr);
-		return EXIT_USAGE;
-	}
-	obj = args_next(&a);
-	if (is_help(obj)) {
-		const char *what = args_next(&a);
-
-		return print_usage(what, stdout);
-	}
-	for (i = 0; i < sizeof(objects) / sizeof(objects[0]); i++) {
-		if (strcmp(obj, objects[i].name) &&
-		    (!objects[i].alias || strcmp(obj, objects[i].alias)))
-			continue;
-		if (args_more(&a) && is_help(args_peek(&a)))
-			return print_usage(objects[i].help, stdout);
-		return objects[i].fn(&a);
-	}
-	usage_err("unknown object \"%s\"", obj);
+	return OPTS_GO_ON;
 }
 
-/* Shared by the objects: "mrcctl OBJ help" and unknown commands. */
-int obj_usage(const char *obj, const char *cmd)
+int main(int argc, char **argv)
 {
-	if (cmd) {
-		fprintf(stderr, "mrcctl: unknown command \"%s\"\n", cmd);
-		print_usage(obj, stderr);
+	struct args a = { argc - 1, argv + 1 };
+	const struct obj *o;
+	const char *word;
+	int ret;
+
+	ret = parse_opts(&a);
+	if (ret != OPTS_GO_ON)
+		return ret;
+	if (!args_more(&a)) {
+		print_usage(stderr);
 		return EXIT_USAGE;
 	}
-	return print_usage(obj, stdout);
+	word = args_next(&a);
+	if (is_help(word))
+		return help(&a);
+	o = find_obj(word);
+	if (!o)
+		usage_err("unknown object \"%s\"", word);
+	return run_obj(o, &a);
 }

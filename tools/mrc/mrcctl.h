@@ -210,8 +210,6 @@ void args_gid(struct args *a, const char *kw, unsigned char *gid);
 void usage_err(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 bool is_help(const char *s);
-/* "mrcctl OBJ help" (@cmd NULL), or an unknown command @cmd of OBJ. */
-int obj_usage(const char *obj, const char *cmd);
 /* Split "DEV/N" into @dev (a copy) and *@n; false without "/N". */
 bool split_dev(const char *s, char *dev, size_t size, uint32_t *n);
 /*
@@ -220,17 +218,50 @@ bool split_dev(const char *s, char *dev, size_t size, uint32_t *n);
  */
 void out_dev_head(const struct tb *t, const char *nkey, uint16_t ntype);
 
-/* ---- objects ------------------------------------------------------------ */
+/* ---- objects and their commands (mrcctl.c walks the tables) ------------ */
 
-int cmd_dev(struct args *a);
-int cmd_port(struct args *a);
-int cmd_qp(struct args *a);
-int cmd_fmt(struct args *a);
-int cmd_evp(struct args *a);
-int cmd_cc(struct args *a);
-int cmd_ev(struct args *a);
-int cmd_ep(struct args *a);
-int cmd_monitor(struct args *a);
+#define ARRAY_SIZE(x)		(sizeof(x) / sizeof((x)[0]))
+
+/* The words that name an object or a command. */
+struct cmd_names {
+	const char *name;
+	const char *alias;	/* another name, or NULL */
+};
+
+/* A command of an object: "mrcctl OBJ NAME ...". */
+struct cmd {
+	struct cmd_names id;
+	/* Runs with the words after NAME, the netlink socket open. */
+	int (*fn)(struct args *a);
+	/*
+	 * Its usage: the words after "mrcctl OBJ NAME ", a line per form.  A
+	 * line that starts with a space continues the one before, indented
+	 * from under NAME.
+	 */
+	const char *help;
+};
+
+/* An object: "mrcctl OBJ { COMMAND | help }". */
+struct obj {
+	struct cmd_names id;
+	const char *summary;		/* its line in "mrcctl help" */
+	const struct cmd *cmds;		/* NULL: @run parses every word */
+	size_t n_cmds;
+	const struct cmd *dflt;		/* run when no command is given */
+					/* (NULL: print the help) */
+	int (*run)(struct args *a);	/* an object without commands, */
+	const char *usage;		/* and its words after "mrcctl OBJ " */
+	const char *notes;		/* help after the usage, or NULL */
+};
+
+extern const struct obj obj_dev, obj_port, obj_qp, obj_fmt, obj_evp, obj_cc,
+	obj_ev, obj_ep, obj_monitor;
+
+/*
+ * An unknown command @cmd of @o: says so and prints @o's help on stderr;
+ * returns EXIT_USAGE.
+ */
+int obj_usage(const struct obj *o, const char *cmd);
 
 /* Print the ev entries (attribute @type) of @t as a list "ev". */
 void out_ev_entries(const struct tb *t, uint16_t type);

@@ -135,24 +135,33 @@ static int fmt_set(struct args *a)
 	return nl_run("fmt set", &m, NULL, NULL);
 }
 
-int cmd_fmt(struct args *a)
+static int fmt_show(struct args *a)
 {
-	const char *cmd = args_next(a);
 	struct msg m;
-	int ret;
 
-	if (!cmd || !strcmp(cmd, "show") || !strcmp(cmd, "list")) {
-		nl_open();
-		prof_show_msg(a, &m, MRC_CMD_EV_FMT_PROFILE_GET);
-		ret = nl_show("fmt show", &m, fmt_cb, NULL);
-		return ret;
-	}
-	if (!strcmp(cmd, "set")) {
-		nl_open();
-		return fmt_set(a);
-	}
-	return obj_usage("fmt", cmd);
+	prof_show_msg(a, &m, MRC_CMD_EV_FMT_PROFILE_GET);
+	return nl_show("fmt show", &m, fmt_cb, NULL);
 }
+
+static const struct cmd fmt_cmds[] = {
+	{ { "show", "list" }, fmt_show, "[ DEV [ id ID ] ]" },
+	{ { "set", NULL }, fmt_set,
+	  "DEV id ID [ state STATE ] [ cur-state STATE ]\n"
+	  "    [ mode { udp | stev | srv6 } ]\n"
+	  "    [ field [ width ] BITS ] ..." },
+};
+
+const struct obj obj_fmt = {
+	.id = { "fmt", "ev-fmt-profile" },
+	.summary = "EV format profiles (how EV bits reach the headers)",
+	.cmds = fmt_cmds,
+	.n_cmds = ARRAY_SIZE(fmt_cmds),
+	.dflt = &fmt_cmds[0],
+	.notes =
+"STATE := { init | offline | online }\n"
+"Each \"field\" gives one format field, most significant first; the fields\n"
+"of a set replace all of them.\n",
+};
 
 /* ---- evp ------------------------------------------------------------------------ */
 
@@ -255,24 +264,35 @@ static int evp_set(struct args *a)
 	return nl_run("evp set", &m, NULL, NULL);
 }
 
-int cmd_evp(struct args *a)
+static int evp_show(struct args *a)
 {
-	const char *cmd = args_next(a);
 	struct msg m;
-	int ret;
 
-	if (!cmd || !strcmp(cmd, "show") || !strcmp(cmd, "list")) {
-		nl_open();
-		prof_show_msg(a, &m, MRC_CMD_EV_PROFILE_GET);
-		ret = nl_show("evp show", &m, evp_cb, NULL);
-		return ret;
-	}
-	if (!strcmp(cmd, "set")) {
-		nl_open();
-		return evp_set(a);
-	}
-	return obj_usage("evp", cmd);
+	prof_show_msg(a, &m, MRC_CMD_EV_PROFILE_GET);
+	return nl_show("evp show", &m, evp_cb, NULL);
 }
+
+static const struct cmd evp_cmds[] = {
+	{ { "show", "list" }, evp_show, "[ DEV [ id ID ] ]" },
+	{ { "set", NULL }, evp_set,
+	  "DEV id ID [ state STATE ] [ cur-state STATE ]\n"
+	  "    [ mode { auto | exp | gen } ] [ fmt ID ] [ count N ]\n"
+	  "    [ min-active N ] [ event-mask STATES ]\n"
+	  "    [ field width BITS [ init V ] [ min V ] [ max V ]\n"
+	  "            [ mask M ] ] ..." },
+};
+
+const struct obj obj_evp = {
+	.id = { "evp", "ev-profile" },
+	.summary = "EV profiles (the EVs QPs spray over)",
+	.cmds = evp_cmds,
+	.n_cmds = ARRAY_SIZE(evp_cmds),
+	.dflt = &evp_cmds[0],
+	.notes =
+"STATE  := { init | offline | online }\n"
+"STATES := comma list of { good | skip | assumed-bad | denied }, or none\n"
+"The EV array: see \"mrcctl ev help\".\n",
+};
 
 /* ---- cc --------------------------------------------------------------------------- */
 
@@ -375,21 +395,33 @@ static int cc_set(struct args *a)
 	return nl_run("cc set", &m, NULL, NULL);
 }
 
-int cmd_cc(struct args *a)
+static int cc_show(struct args *a)
 {
-	const char *cmd = args_next(a);
 	struct msg m;
-	int ret;
 
-	if (!cmd || !strcmp(cmd, "show") || !strcmp(cmd, "list")) {
-		nl_open();
-		prof_show_msg(a, &m, MRC_CMD_CC_PROFILE_GET);
-		ret = nl_show("cc show", &m, cc_cb, NULL);
-		return ret;
-	}
-	if (!strcmp(cmd, "set")) {
-		nl_open();
-		return cc_set(a);
-	}
-	return obj_usage("cc", cmd);
+	prof_show_msg(a, &m, MRC_CMD_CC_PROFILE_GET);
+	return nl_show("cc show", &m, cc_cb, NULL);
 }
+
+static const struct cmd cc_cmds[] = {
+	{ { "show", "list" }, cc_show, "[ DEV [ id ID ] ]" },
+	{ { "set", NULL }, cc_set,
+	  "DEV id ID [ state STATE ] [ cur-state STATE ]\n"
+	  "    [ algorithm { uet-1.0-nscc | none } ] [ NSCC ... ]" },
+};
+
+const struct obj obj_cc = {
+	.id = { "cc", "cc-profile" },
+	.summary = "congestion control profiles (algorithm, NSCC parameters)",
+	.cmds = cc_cmds,
+	.n_cmds = ARRAY_SIZE(cc_cmds),
+	.dflt = &cc_cmds[0],
+	.notes =
+"STATE := { init | offline | online }\n"
+"NSCC  := { disable-qa 0|1 | adjust-bytes-threshold BYTES |\n"
+"           adjust-period-threshold NS | base-rtt NS | eta BYTES |\n"
+"           fi BYTES | fi-scale MILLIONTHS | gamma MILLIONTHS |\n"
+"           max-md-jump MILLIONTHS | max-cwnd BYTES | qa-gate SHIFT |\n"
+"           qa-threshold NS | target-delay NS }\n"
+"The first NSCC parameters a profile gets must be all thirteen.\n",
+};
