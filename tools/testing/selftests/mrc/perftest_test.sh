@@ -14,7 +14,6 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/lib.sh"
 # shellcheck source=SCRIPTDIR/xfer_lib.sh
 . "$SELF_DIR/xfer_lib.sh"
-mrc_test_init
 
 PERFTEST_PORT=18515	# perftest's default TCP port
 RUN_SECS=120		# each side of one attempt
@@ -26,10 +25,6 @@ BW_BYTES=65536
 BW_ITERS=5000
 LAT_BYTES=2
 LAT_ITERS=1000
-
-for tool in ib_write_bw ib_write_lat; do
-	command -v "$tool" >/dev/null || fail "$tool is not installed (perftest)"
-done
 
 # The result line: the first line after the header line that starts with
 # " #bytes", split into RESULT_FIELDS.
@@ -73,38 +68,55 @@ perftest() {
 	fi
 }
 
+# ib_write_bw -x GID
+case_bw() {
+	local side out
+	counters_snap bw.0
+	perftest bw ib_write_bw
+	for side in client server; do
+		out=$MRC_TMP/bw.$side
+		perftest_result "$out" || { sed 's/^/    /' "$out"; fail "bw $side: no result line"; }
+		# #bytes #iterations BW-peak BW-average MsgRate
+		log "$side: ${RESULT_FIELDS[*]}"
+		assert_eq "bw $side: bytes" "$BW_BYTES" "${RESULT_FIELDS[0]}"
+		assert_eq "bw $side: iterations" "$BW_ITERS" "${RESULT_FIELDS[1]}"
+		positive "${RESULT_FIELDS[2]}" || fail "bw $side: peak ${RESULT_FIELDS[2]} MB/s"
+		positive "${RESULT_FIELDS[3]}" || fail "bw $side: average ${RESULT_FIELDS[3]} MB/s"
+		positive "${RESULT_FIELDS[4]}" || fail "bw $side: message rate ${RESULT_FIELDS[4]}"
+	done
+	log "ok ib_write_bw: ${RESULT_FIELDS[3]} MB/s average"
+	counters_snap bw.1
+	counters_changed bw.0 bw.1
+}
+
+# ib_write_lat -x GID
+case_lat() {
+	local out i
+	counters_snap lat.0
+	perftest lat ib_write_lat
+	out=$MRC_TMP/lat.client
+	perftest_result "$out" || { sed 's/^/    /' "$out"; fail "lat client: no result line"; }
+	# #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
+	log "client: ${RESULT_FIELDS[*]}"
+	assert_eq "lat: bytes" "$LAT_BYTES" "${RESULT_FIELDS[0]}"
+	assert_eq "lat: iterations" "$LAT_ITERS" "${RESULT_FIELDS[1]}"
+	for i in 2 3 4 5 7 8; do
+		positive "${RESULT_FIELDS[i]:-}" ||
+			fail "lat: field $((i + 1)) is '${RESULT_FIELDS[i]:-}'"
+	done
+	log "ok ib_write_lat: typical ${RESULT_FIELDS[4]} us, 99.9% ${RESULT_FIELDS[8]} us"
+	counters_snap lat.1
+	counters_changed lat.0 lat.1
+}
+
+mrc_case bw case_bw
+mrc_case lat case_lat
+mrc_cases_args "$@"
+
+mrc_test_init
+for tool in ib_write_bw ib_write_lat; do
+	command -v "$tool" >/dev/null || fail "$tool is not installed (perftest)"
+done
+
 xfer_fabric hosts
-counters_snap start
-
-log "== ib_write_bw -x GID"
-perftest bw ib_write_bw
-for side in client server; do
-	out=$MRC_TMP/bw.$side
-	perftest_result "$out" || { sed 's/^/    /' "$out"; fail "bw $side: no result line"; }
-	# #bytes #iterations BW-peak BW-average MsgRate
-	log "$side: ${RESULT_FIELDS[*]}"
-	assert_eq "bw $side: bytes" "$BW_BYTES" "${RESULT_FIELDS[0]}"
-	assert_eq "bw $side: iterations" "$BW_ITERS" "${RESULT_FIELDS[1]}"
-	positive "${RESULT_FIELDS[2]}" || fail "bw $side: peak ${RESULT_FIELDS[2]} MB/s"
-	positive "${RESULT_FIELDS[3]}" || fail "bw $side: average ${RESULT_FIELDS[3]} MB/s"
-	positive "${RESULT_FIELDS[4]}" || fail "bw $side: message rate ${RESULT_FIELDS[4]}"
-done
-log "ok ib_write_bw: ${RESULT_FIELDS[3]} MB/s average"
-
-log "== ib_write_lat -x GID"
-perftest lat ib_write_lat
-out=$MRC_TMP/lat.client
-perftest_result "$out" || { sed 's/^/    /' "$out"; fail "lat client: no result line"; }
-# #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
-log "client: ${RESULT_FIELDS[*]}"
-assert_eq "lat: bytes" "$LAT_BYTES" "${RESULT_FIELDS[0]}"
-assert_eq "lat: iterations" "$LAT_ITERS" "${RESULT_FIELDS[1]}"
-for i in 2 3 4 5 7 8; do
-	positive "${RESULT_FIELDS[i]:-}" ||
-		fail "lat: field $((i + 1)) is '${RESULT_FIELDS[i]:-}'"
-done
-log "ok ib_write_lat: typical ${RESULT_FIELDS[4]} us, 99.9% ${RESULT_FIELDS[8]} us"
-
-counters_snap end
-counters_changed start end
-log "PASS"
+mrc_cases_run

@@ -9,14 +9,10 @@
 SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SELF_DIR/lib.sh"
-mrc_test_init
 
 STRACE_TIMEOUT=120
 MARKER=getppid
 INJECTED=getuid
-
-helper=$(helper_path poll_nosyscall_helper)
-command -v strace >/dev/null || fail "strace is not installed"
 
 # syscalls_between_markers TRACE: the calls of the marker's process between
 # its two marker calls, one per line (strace -f: "PID call(...) = ret").
@@ -50,24 +46,38 @@ traced() {
 		fail "$mode run: no pair of $MARKER() markers in the trace"
 }
 
+# The check sees an injected INJECTED().
+case_inject() {
+	traced inject --inject
+	log "between the markers: ${between:-nothing}"
+	if [ "$(wc -l <<<"$between")" -ne 1 ] || [[ $between != "$INJECTED("* ]]; then
+		fail "expected exactly one $INJECTED() between the markers"
+	fi
+}
+
+# ibv_poll_cq on an empty CQ.
+case_poll() {
+	traced poll
+	if [ -n "$between" ]; then
+		log "system calls during the poll loop:"
+		printf '%s\n' "$between" | sed 's/^/    /'
+		fail "ibv_poll_cq made $(wc -l <<<"$between") system call(s)"
+	fi
+	log "no system call in the poll loop"
+}
+
+case_link_delete() {
+	link_del "$TEST_DEV"
+}
+
+mrc_case inject case_inject
+mrc_case poll case_poll
+mrc_case link_delete case_link_delete
+mrc_cases_args "$@"
+
+mrc_test_init
+helper=$(helper_path poll_nosyscall_helper)
+command -v strace >/dev/null || fail "strace is not installed"
 mrc_dev_setup "$TEST_DEV" "$TEST_NETDEV"
 export MRC_DEV=$TEST_DEV
-
-log "== the check sees an injected $INJECTED()"
-traced inject --inject
-log "between the markers: ${between:-nothing}"
-if [ "$(wc -l <<<"$between")" -ne 1 ] || [[ $between != "$INJECTED("* ]]; then
-	fail "expected exactly one $INJECTED() between the markers"
-fi
-
-log "== ibv_poll_cq on an empty CQ"
-traced poll
-if [ -n "$between" ]; then
-	log "system calls during the poll loop:"
-	printf '%s\n' "$between" | sed 's/^/    /'
-	fail "ibv_poll_cq made $(wc -l <<<"$between") system call(s)"
-fi
-log "no system call in the poll loop"
-
-link_del "$TEST_DEV"
-log "PASS"
+mrc_cases_run
