@@ -25,7 +25,6 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/lib.sh"
 # shellcheck source=SCRIPTDIR/xfer_lib.sh
 . "$SELF_DIR/xfer_lib.sh"
-mrc_test_init
 
 NS=h1
 HOST_IP=$XFER_HOSTS_IP_A
@@ -55,8 +54,8 @@ device_up() {
 		gid_present "$dev" "$(gid_of_ipv4 "$ip")"
 }
 
-# loop_case NAME CLIENT_DEV CLIENT_IP SERVER_DEV SERVER_IP [OPT...]
-loop_case() {
+# case_loop NAME CLIENT_DEV CLIENT_IP SERVER_DEV SERVER_IP [OPT...]
+case_loop() {
 	local name=$1 cdev=$2 cip=$3 sdev=$4 sip=$5 want tx rx c mtu
 	shift 5
 	XFER_NS_A=$NS
@@ -88,6 +87,18 @@ loop_case() {
 	log "ok $name: $cdev sent $tx data packets, $sdev received $rx"
 }
 
+# One device: client and server QPs on DEV_MAIN; two devices in one
+# namespace: DEV_PAIR_A -> DEV_PAIR_B.
+mrc_case same_device case_loop same_device "$DEV_MAIN" "$HOST_IP" "$DEV_MAIN" "$HOST_IP"
+mrc_case same_device_imm case_loop same_device_imm "$DEV_MAIN" "$HOST_IP" \
+	"$DEV_MAIN" "$HOST_IP" --imm --extra-recvs 1
+mrc_case two_devices case_loop two_devices "$DEV_PAIR_A" "$PAIR_IP_A" \
+	"$DEV_PAIR_B" "$PAIR_IP_B"
+mrc_case two_devices_imm case_loop two_devices_imm "$DEV_PAIR_A" "$PAIR_IP_A" \
+	"$DEV_PAIR_B" "$PAIR_IP_B" --imm --qps 2 --wr-api
+mrc_cases_args "$@"
+
+mrc_test_init
 mrc_load "${XFER_LOSSLESS_PARAMS[@]}"
 run "$FABRIC" hosts 1
 cleanup_push "$FABRIC" clean
@@ -104,13 +115,4 @@ device_up "$DEV_MAIN" "$XFER_NETDEV" "$HOST_IP"
 device_up "$DEV_PAIR_A" "$PAIR_A" "$PAIR_IP_A"
 device_up "$DEV_PAIR_B" "$PAIR_B" "$PAIR_IP_B"
 
-log "== one device: client and server QPs on $DEV_MAIN"
-loop_case same_device "$DEV_MAIN" "$HOST_IP" "$DEV_MAIN" "$HOST_IP"
-loop_case same_device_imm "$DEV_MAIN" "$HOST_IP" "$DEV_MAIN" "$HOST_IP" \
-	--imm --extra-recvs 1
-log "== two devices in one namespace: $DEV_PAIR_A -> $DEV_PAIR_B"
-loop_case two_devices "$DEV_PAIR_A" "$PAIR_IP_A" "$DEV_PAIR_B" "$PAIR_IP_B"
-loop_case two_devices_imm "$DEV_PAIR_A" "$PAIR_IP_A" "$DEV_PAIR_B" "$PAIR_IP_B" \
-	--imm --qps 2 --wr-api
-
-log PASS
+mrc_cases_run

@@ -25,15 +25,12 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/lib.sh"
 # shellcheck source=SCRIPTDIR/xfer_lib.sh
 . "$SELF_DIR/xfer_lib.sh"
-mrc_test_init
 
 KIB=1024
 MIB=$((1024 * 1024))
 # Bound of one run: a base plus one second per MiB moved (so at least
 # about 1 MB/s including pattern generation and verification in TCG).
 BASE_SECS=20
-
-RETRANSMITS=()	# "case: N" for every run that retransmitted
 
 # size_bytes SIZE: 1M -> 1048576, 4K -> 4096, 17 -> 17.
 size_bytes() {
@@ -44,8 +41,8 @@ size_bytes() {
 	esac
 }
 
-# case NAME QPS SIZE ITERS [CLIENT_OPT...]: one verified run and its
-# packet accounting.
+# case_run NAME QPS SIZE ITERS [CLIENT_OPT...]: one verified run and its
+# packet accounting; the fabric is lossless: no retransmission.
 case_run() {
 	local name=$1 qps=$2 size=$3 iters=$4 bytes secs mtu per_write want
 	local sent rtx rcvd dup
@@ -71,14 +68,15 @@ case_run() {
 		"$want" $((sent - rtx))
 	assert_eq "$name: data packets received once each (rx_data_pkts - duplicates)" \
 		"$want" $((rcvd - dup))
-	if [ "$rtx" -ne 0 ]; then
-		RETRANSMITS+=("$name: $rtx")
-	fi
+	[ "$rtx" -eq 0 ] ||
+		fail "$name: retransmits on a lossless fabric:" \
+			"$XFER_DEV_A $rtx," \
+			"$XFER_DEV_B $(counter_delta "$name.0" "$name.1" "$XFER_DEV_B" retransmits)"
 }
 
-# caught NAME REASON [CLIENT_OPT...]: the run must fail, the server saying
+# case_caught NAME REASON [CLIENT_OPT...]: the run must fail, the server saying
 # "RESULT fail reason=REASON ..." and the client failing too.
-caught() {
+case_caught() {
 	local name=$1 reason=$2
 	shift 2
 	if xfer_try "$name" "$BASE_SECS" "$@"; then
@@ -93,57 +91,45 @@ caught() {
 	log "ok $name: server ${XFER_SERVER_RESULT#RESULT }"
 }
 
+# with_server OPT... -- CMD...: CMD with mrc_xfer's server options OPT.
+with_server() {
+	XFER_SERVER_OPTS=()
+	while [ "$1" != -- ]; do
+		XFER_SERVER_OPTS+=("$1")
+		shift
+	done
+	shift
+	"$@"
+	XFER_SERVER_OPTS=()
+}
+
+# First the checks catch injected faults; then sizes, one QP; PSNs
+# wrapping past 2^24; four QPs; WRITE WITH IMMEDIATE; the ibv_wr_* API;
+# large writes.
+mrc_case inject_payload case_caught inject_payload mismatch --size 65537 --iters 4 --inject payload
+mrc_case inject_imm case_caught inject_imm recv_cqe --size 100 --iters 4 --imm --inject imm
+mrc_case inject_canary with_server --offset 3 --inject canary -- \
+	case_caught inject_canary canary --size 4095 --iters 2
+mrc_case size_0 case_run size_0 1 0 16
+mrc_case size_1 case_run size_1 1 1 16
+mrc_case size_4095_offset_1 with_server --offset 1 -- case_run size_4095_offset_1 1 4095 8
+mrc_case size_4096 case_run size_4096 1 4096 8
+mrc_case size_65537_offset_2000 with_server --offset 2000 -- \
+	case_run size_65537_offset_2000 1 65537 8
+mrc_case size_1m case_run size_1M 1 1M 4
+mrc_case psn_wrap case_run psn_wrap 1 65537 4 --psn 0xffffc0
+mrc_case qps4_size_4095 case_run qps4_size_4095 4 4095 8
+mrc_case qps4_size_1m case_run qps4_size_1M 4 1M 2
+mrc_case imm_size_0 case_run imm_size_0 1 0 16 --imm --extra-recvs 2
+mrc_case imm_size_1 case_run imm_size_1 1 1 16 --imm
+mrc_case imm_size_65537 case_run imm_size_65537 1 65537 8 --imm --extra-recvs 3
+mrc_case imm_qps4_size_4096 case_run imm_qps4_size_4096 4 4096 16 --imm --extra-recvs 1
+mrc_case wr_api_imm_qps2 case_run wr_api_imm_qps2 2 65537 8 --wr-api --imm --extra-recvs 1
+mrc_case size_16m case_run size_16M 1 16M 2
+mrc_case size_64m case_run size_64M 1 64M 1
+mrc_cases_args "$@"
+
+mrc_test_init
 XFER_MODULE_PARAMS=("${XFER_LOSSLESS_PARAMS[@]}")
 xfer_fabric hosts
-
-log "== the checks catch injected faults"
-caught inject_payload mismatch --size 65537 --iters 4 --inject payload
-caught inject_imm recv_cqe --size 100 --iters 4 --imm --inject imm
-XFER_SERVER_OPTS=(--offset 3 --inject canary)
-caught inject_canary canary --size 4095 --iters 2
-XFER_SERVER_OPTS=()
-
-counters_snap start
-
-log "== sizes, one QP"
-case_run size_0 1 0 16
-case_run size_1 1 1 16
-XFER_SERVER_OPTS=(--offset 1)
-case_run size_4095_offset_1 1 4095 8
-XFER_SERVER_OPTS=()
-case_run size_4096 1 4096 8
-XFER_SERVER_OPTS=(--offset 2000)
-case_run size_65537_offset_2000 1 65537 8
-XFER_SERVER_OPTS=()
-case_run size_1M 1 1M 4
-log "== PSNs wrapping past 2^24"
-case_run psn_wrap 1 65537 4 --psn 0xffffc0
-
-log "== four QPs"
-case_run qps4_size_4095 4 4095 8
-case_run qps4_size_1M 4 1M 2
-
-log "== WRITE WITH IMMEDIATE"
-case_run imm_size_0 1 0 16 --imm --extra-recvs 2
-case_run imm_size_1 1 1 16 --imm
-case_run imm_size_65537 1 65537 8 --imm --extra-recvs 3
-case_run imm_qps4_size_4096 4 4096 16 --imm --extra-recvs 1
-
-log "== ibv_wr_* API"
-case_run wr_api_imm_qps2 2 65537 8 --wr-api --imm --extra-recvs 1
-
-log "== large writes"
-case_run size_16M 1 16M 2
-case_run size_64M 1 64M 1
-
-counters_snap end
-log "== counters over the whole test (lossless fabric)"
-counters_changed start end
-if [ ${#RETRANSMITS[@]} -gt 0 ]; then
-	log "runs that retransmitted:"
-	printf '    %s\n' "${RETRANSMITS[@]}"
-	fail "retransmits on a lossless fabric:" \
-		"$XFER_DEV_A $(counter_delta start end "$XFER_DEV_A" retransmits)," \
-		"$XFER_DEV_B $(counter_delta start end "$XFER_DEV_B" retransmits)"
-fi
-log "PASS"
+mrc_cases_run
