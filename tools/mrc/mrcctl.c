@@ -397,30 +397,104 @@ int obj_usage(const struct obj *o, const char *cmd)
 
 /* ---- finding a word in a table ------------------------------------------- */
 
+/* The words of the entries that a word begins, for the ambiguity error. */
+#define CANDIDATES_MAX		256
+#define NOT_FOUND		SIZE_MAX
+
+struct match {
+	const char *word;
+	size_t found;		/* the entry, or NOT_FOUND */
+	bool exact;		/* @word is one of its words */
+	unsigned int prefixed;	/* entries one of whose words @word begins */
+	char candidates[CANDIDATES_MAX];
+	size_t len;		/* of @candidates */
+};
+
+static void match_init(struct match *m, const char *word)
+{
+	m->word = word;
+	m->found = NOT_FOUND;
+	m->exact = false;
+	m->prefixed = 0;
+	m->candidates[0] = '\0';
+	m->len = 0;
+}
+
 static bool named(const struct cmd_names *id, const char *word)
 {
 	return !strcmp(word, id->name) ||
 	       (id->alias && !strcmp(word, id->alias));
 }
 
+static bool begins(const char *word, const char *s)
+{
+	return s && *word && !strncmp(s, word, strlen(word));
+}
+
+/* Entry @i, named by @id: an exact match wins over every prefix. */
+static void match_try(struct match *m, const struct cmd_names *id, size_t i)
+{
+	const char *w;
+
+	if (m->exact)
+		return;
+	if (named(id, m->word)) {
+		m->found = i;
+		m->exact = true;
+		return;
+	}
+	w = begins(m->word, id->name) ? id->name :
+	    begins(m->word, id->alias) ? id->alias : NULL;
+	if (!w)
+		return;
+	if (!m->prefixed++)
+		m->found = i;
+	if (m->len < sizeof(m->candidates))
+		m->len += (size_t)snprintf(m->candidates + m->len,
+					   sizeof(m->candidates) - m->len,
+					   "%s%s", m->len ? ", " : "", w);
+}
+
+/*
+ * The entry the word names, or NOT_FOUND; a usage error if it begins words
+ * of several, naming them (@obj: the object of the commands, NULL for the
+ * objects).
+ */
+static size_t match_end(const struct match *m, const char *obj)
+{
+	if (m->exact || m->prefixed <= 1)
+		return m->found;
+	if (!obj)
+		usage_err("ambiguous object \"%s\": %s", m->word,
+			  m->candidates);
+	fprintf(stderr,
+		"mrcctl: ambiguous %s command \"%s\": %s (try \"mrcctl %s help\")\n",
+		obj, m->word, m->candidates, obj);
+	exit(EXIT_USAGE);
+}
+
 static const struct obj *find_obj(const char *word)
 {
+	struct match m;
 	size_t i;
 
+	match_init(&m, word);
 	for (i = 0; i < ARRAY_SIZE(objects); i++)
-		if (named(&objects[i]->id, word))
-			return objects[i];
-	return NULL;
+		match_try(&m, &objects[i]->id, i);
+	i = match_end(&m, NULL);
+	return i == NOT_FOUND ? NULL : objects[i];
 }
 
 static const struct cmd *find_cmd(const struct obj *o, const char *word)
 {
+	struct match m;
 	size_t i;
 
+	match_init(&m, word);
 	for (i = 0; i < o->n_cmds; i++)
-		if (named(&o->cmds[i].id, word))
-			return &o->cmds[i];
-	return NULL;
+		match_try(&m, &o->cmds[i].id, i);
+	i = match_end(&m, o->id.name);
+	return i == NOT_FOUND ? NULL : &o->cmds[i];
 }
 
 /* ---- main ------------------------------------------------------------------ */

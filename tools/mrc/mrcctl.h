@@ -222,7 +222,12 @@ void out_dev_head(const struct tb *t, const char *nkey, uint16_t ntype);
 
 #define ARRAY_SIZE(x)		(sizeof(x) / sizeof((x)[0]))
 
-/* The words that name an object or a command. */
+/*
+ * The words that name an object or a command.  A word names the entry one
+ * of whose words it is, or else the one entry one of whose words it begins
+ * ("sh" for "show"); a word that begins words of several entries is an
+ * error that names them.
+ */
 struct cmd_names {
 	const char *name;
 	const char *alias;	/* another name, or NULL */
