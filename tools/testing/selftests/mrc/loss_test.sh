@@ -36,7 +36,6 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/lib.sh"
 # shellcheck source=SCRIPTDIR/xfer_lib.sh
 . "$SELF_DIR/xfer_lib.sh"
-mrc_test_init
 
 ROUTER_LINKS=(eth1 eth2)	# fw's links towards h1 and towards h2
 NETEM_LIMIT=10000		# packets a netem qdisc may hold
@@ -86,7 +85,7 @@ netem_show() {
 impaired() {
 	local name=$1 netem=$2
 	shift 2
-	log "== $name: netem $netem on fw eth1 and eth2"
+	log "    $name: netem $netem on fw eth1 and eth2"
 	# shellcheck disable=SC2086 # netem arguments are words
 	netem_set $netem
 	counters_snap "$name.0"
@@ -115,48 +114,77 @@ expect_result() {
 	log "ok $1: server $2=$got"
 }
 
-xfer_fabric routed
-cleanup_push netem_clear
+case_baseline() {
+	log "    no impairment"
+	counters_snap base.0
+	xfer baseline "$RUN_SECS" --size "$SIZE" --iters "$ITERS"
+	counters_snap base.1
+	counters_changed base.0 base.1
+}
 
-log "== baseline, no impairment"
-counters_snap base.0
-xfer baseline "$RUN_SECS" --size "$SIZE" --iters "$ITERS"
-counters_snap base.1
-counters_changed base.0 base.1
+case_loss_1() {
+	impaired loss_1 "loss 1%" --size "$SIZE" --iters "$ITERS"
+	expect_moved loss_1 "$XFER_DEV_A" retransmits
+}
 
-impaired loss_1 "loss 1%" --size "$SIZE" --iters "$ITERS"
-expect_moved loss_1 "$XFER_DEV_A" retransmits
+case_loss_10() {
+	impaired loss_10 "loss 10%" --size "$SIZE" --iters "$ITERS"
+	expect_moved loss_10 "$XFER_DEV_A" retransmits
+}
 
-impaired loss_10 "loss 10%" --size "$SIZE" --iters "$ITERS"
-expect_moved loss_10 "$XFER_DEV_A" retransmits
-
-impaired duplicate_5 "duplicate 5%" --size "$SIZE" --iters "$ITERS"
-expect_moved duplicate_5 "$XFER_DEV_B" duplicates
+case_duplicate_5() {
+	impaired duplicate_5 "duplicate 5%" --size "$SIZE" --iters "$ITERS"
+	expect_moved duplicate_5 "$XFER_DEV_B" duplicates
+}
 
 # One receive CQE per WriteIMM however often it arrives: mrc_xfer's
 # server fails on a CQE too many after any batch, and at the end counts
 # the receives left over (flushed when it moves its QP to error).
-impaired duplicate_imm "duplicate 5%" "${IMM_OPTS[@]}" \
-	--extra-recvs "$EXTRA_RECVS"
-expect_moved duplicate_imm "$XFER_DEV_B" duplicates
-expect_result duplicate_imm recv_cqes "$IMM_ITERS"
-expect_result duplicate_imm unconsumed_recvs "$EXTRA_RECVS"
+case_duplicate_imm() {
+	impaired duplicate_imm "duplicate 5%" "${IMM_OPTS[@]}" \
+		--extra-recvs "$EXTRA_RECVS"
+	expect_moved duplicate_imm "$XFER_DEV_B" duplicates
+	expect_result duplicate_imm recv_cqes "$IMM_ITERS"
+	expect_result duplicate_imm unconsumed_recvs "$EXTRA_RECVS"
+}
 
-impaired corrupt_1 "corrupt 1%" --size "$SIZE" --iters "$ITERS"
-expect_moved corrupt_1 "$XFER_DEV_B" drop_bad_icrc
-expect_moved corrupt_1 "$XFER_DEV_A" drop_bad_icrc
-expect_moved corrupt_1 "$XFER_DEV_A" retransmits
+case_corrupt_1() {
+	impaired corrupt_1 "corrupt 1%" --size "$SIZE" --iters "$ITERS"
+	expect_moved corrupt_1 "$XFER_DEV_B" drop_bad_icrc
+	expect_moved corrupt_1 "$XFER_DEV_A" drop_bad_icrc
+	expect_moved corrupt_1 "$XFER_DEV_A" retransmits
+}
 
-impaired reorder "$NETEM_REORDER" --size "$SIZE" --iters "$ITERS"
+case_reorder() {
+	impaired reorder "$NETEM_REORDER" --size "$SIZE" --iters "$ITERS"
+}
 
 # Immediates in issue order: mrc_xfer's server checks each receive CQE's
 # immediate against the next one issued.
-impaired reorder_imm "$NETEM_REORDER" "${IMM_OPTS[@]}"
-expect_moved reorder_imm "$XFER_DEV_B" stashed_write_imm
-expect_result reorder_imm recv_cqes "$IMM_ITERS"
+case_reorder_imm() {
+	impaired reorder_imm "$NETEM_REORDER" "${IMM_OPTS[@]}"
+	expect_moved reorder_imm "$XFER_DEV_B" stashed_write_imm
+	expect_result reorder_imm recv_cqes "$IMM_ITERS"
+}
 
-impaired jitter_imm "$NETEM_JITTER" "${IMM_OPTS[@]}"
-expect_moved jitter_imm "$XFER_DEV_B" stashed_write_imm
-expect_result jitter_imm recv_cqes "$IMM_ITERS"
+case_jitter_imm() {
+	impaired jitter_imm "$NETEM_JITTER" "${IMM_OPTS[@]}"
+	expect_moved jitter_imm "$XFER_DEV_B" stashed_write_imm
+	expect_result jitter_imm recv_cqes "$IMM_ITERS"
+}
 
-log "PASS"
+mrc_case baseline case_baseline
+mrc_case loss_1 case_loss_1
+mrc_case loss_10 case_loss_10
+mrc_case duplicate_5 case_duplicate_5
+mrc_case duplicate_imm case_duplicate_imm
+mrc_case corrupt_1 case_corrupt_1
+mrc_case reorder case_reorder
+mrc_case reorder_imm case_reorder_imm
+mrc_case jitter_imm case_jitter_imm
+mrc_cases_args "$@"
+
+mrc_test_init
+xfer_fabric routed
+cleanup_push netem_clear
+mrc_cases_run

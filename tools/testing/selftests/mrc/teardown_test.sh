@@ -30,7 +30,6 @@
 SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SELF_DIR/lib.sh"
-mrc_test_init
 
 N_MR=${MRC_TEARDOWN_MRS:-20000}
 N_QP=${MRC_TEARDOWN_QPS:-200}
@@ -43,17 +42,6 @@ MIN_TELLING_GP_US=4000
 # Teardown must cost less than N grace periods / TOTAL_GP_DIV.
 TOTAL_GP_DIV=4
 US_PER_S=1000000
-
-hog=$(helper_path mrc_obj_hog)
-# shellcheck disable=SC2119
-mrc_dev_setup
-export MRC_DEV=$TEST_DEV MRC_IPV4=$TEST_IPV4
-res_before=$(res_counts "$TEST_DEV")
-log "rdma res before: $res_before"
-
-fifo=$MRC_TMP/hog.cmd
-mkfifo "$fifo"
-exec {CMD_FD}<>"$fifo"
 
 # from_fifo FIFO CMD...: CMD with its stdin from FIFO (and no other end
 # of it open).
@@ -85,52 +73,83 @@ now_us() {
 	printf '%s\n' "$((10#$us))"
 }
 
-log "mrc_obj_hog: $N_MR MRs, $N_QP QPs"
-bg_start hog from_fifo "$fifo" "$hog" "$N_MR" "$N_QP"
-wait_for "$SETUP_TIMEOUT" hog_ready || fail "hog not READY in ${SETUP_TIMEOUT}s"
-sed 's/^/    /' "$(bg_out hog)"
-file_has_line "$(bg_out hog)" "READY mrs $N_MR qps $N_QP" || fail "hog failed"
+# mrc_obj_hog holds N_MR MRs and N_QP QPs, and rdma res counts them.
+case_objects() {
+	log "mrc_obj_hog: $N_MR MRs, $N_QP QPs"
+	bg_start hog from_fifo "$fifo" "$hog" "$N_MR" "$N_QP"
+	wait_for "$SETUP_TIMEOUT" hog_ready || fail "hog not READY in ${SETUP_TIMEOUT}s"
+	sed 's/^/    /' "$(bg_out hog)"
+	file_has_line "$(bg_out hog)" "READY mrs $N_MR qps $N_QP" || fail "hog failed"
 
-expect_eq "MRs on $TEST_DEV" $(($(echo "$res_before" | awk '{
-	for (i = 1; i < NF; i++) if ($i == "mr") print $(i + 1) }') + N_MR)) \
-	"$(res_count_of mr)"
-expect_eq "QPs on $TEST_DEV" $(($(echo "$res_before" | awk '{
-	for (i = 1; i < NF; i++) if ($i == "qp") print $(i + 1) }') + N_QP)) \
-	"$(res_count_of qp)"
+	expect_eq "MRs on $TEST_DEV" $(($(echo "$res_before" | awk '{
+		for (i = 1; i < NF; i++) if ($i == "mr") print $(i + 1) }') + N_MR)) \
+		"$(res_count_of mr)"
+	expect_eq "QPs on $TEST_DEV" $(($(echo "$res_before" | awk '{
+		for (i = 1; i < NF; i++) if ($i == "qp") print $(i + 1) }') + N_QP)) \
+		"$(res_count_of qp)"
+}
 
-gp_us=$(hog_value "grace period")
-dereg_us=$(sed -n 's/^dereg [0-9]* MRs: mean \([0-9]*\) us.*/\1/p' "$(bg_out hog)")
-destroy_us=$(sed -n 's/^destroy [0-9]* QPs: mean \([0-9]*\) us.*/\1/p' "$(bg_out hog)")
-if [ -n "$gp_us" ] && [ "$gp_us" -ge "$MIN_TELLING_GP_US" ]; then
-	expect_num "mean ibv_dereg_mr (us), less than half a grace period ($gp_us us)" \
-		"$dereg_us" -lt $((gp_us / CALL_GP_DIV))
-	expect_num "mean ibv_destroy_qp (us), less than half a grace period ($gp_us us)" \
-		"$destroy_us" -lt $((gp_us / CALL_GP_DIV))
-else
-	log "grace period ${gp_us:-unknown} us: too short to compare one call with"
-fi
+# The hog's one-by-one ibv_dereg_mr and ibv_destroy_qp, against a grace
+# period.
+case_call_costs() {
+	local dereg_us destroy_us
+	gp_us=$(hog_value "grace period")
+	dereg_us=$(sed -n 's/^dereg [0-9]* MRs: mean \([0-9]*\) us.*/\1/p' "$(bg_out hog)")
+	destroy_us=$(sed -n 's/^destroy [0-9]* QPs: mean \([0-9]*\) us.*/\1/p' "$(bg_out hog)")
+	if [ -n "$gp_us" ] && [ "$gp_us" -ge "$MIN_TELLING_GP_US" ]; then
+		expect_num "mean ibv_dereg_mr (us), less than half a grace period ($gp_us us)" \
+			"$dereg_us" -lt $((gp_us / CALL_GP_DIV))
+		expect_num "mean ibv_destroy_qp (us), less than half a grace period ($gp_us us)" \
+			"$destroy_us" -lt $((gp_us / CALL_GP_DIV))
+	else
+		log "grace period ${gp_us:-unknown} us: too short to compare one call with"
+	fi
+}
 
-start=$(now_us)
-printf 'exit\n' >&"$CMD_FD"
-bg_wait hog "$TEARDOWN_BOUND_S" ||
-	fail "hog still there ${TEARDOWN_BOUND_S}s after it was told to exit"
-gone=$(now_us)
-left=$((TEARDOWN_BOUND_S - (gone - start) / US_PER_S))
-[ "$left" -gt 0 ] || left=1
-wait_for "$left" res_back "$res_before" ||
-	fail "rdma res of $TEST_DEV not back after ${TEARDOWN_BOUND_S}s: $(res_counts "$TEST_DEV")"
-end=$(now_us)
-expect_eq "hog exit status" 0 "$(bg_rc hog)"
+# The hog exits: the process gone and rdma res back, in time.
+case_teardown() {
+	local start gone left end took_us took
+	start=$(now_us)
+	printf 'exit\n' >&"$CMD_FD"
+	bg_wait hog "$TEARDOWN_BOUND_S" ||
+		fail "hog still there ${TEARDOWN_BOUND_S}s after it was told to exit"
+	gone=$(now_us)
+	left=$((TEARDOWN_BOUND_S - (gone - start) / US_PER_S))
+	[ "$left" -gt 0 ] || left=1
+	wait_for "$left" res_back "$res_before" ||
+		fail "rdma res of $TEST_DEV not back after ${TEARDOWN_BOUND_S}s: $(res_counts "$TEST_DEV")"
+	end=$(now_us)
+	expect_eq "hog exit status" 0 "$(bg_rc hog)"
 
-took_us=$((end - start))
-took=$(awk -v u="$took_us" 'BEGIN { printf "%.2f", u / 1e6 }')
-log "teardown of $N_MR MRs and $N_QP QPs took $took s (process gone after $(awk -v u="$((gone - start))" 'BEGIN { printf "%.2f", u / 1e6 }') s)"
-expect_num "teardown time (us) within ${TEARDOWN_BOUND_S}s" "$took_us" -le \
-	$((TEARDOWN_BOUND_S * US_PER_S))
-if [ -n "$gp_us" ] && [ "$gp_us" -ge "$MIN_TELLING_GP_US" ]; then
-	expect_num "teardown time (us), under 1/$TOTAL_GP_DIV of $N_MR grace periods" \
-		"$took_us" -lt $((N_MR * gp_us / TOTAL_GP_DIV))
-fi
+	took_us=$((end - start))
+	took=$(awk -v u="$took_us" 'BEGIN { printf "%.2f", u / 1e6 }')
+	log "teardown of $N_MR MRs and $N_QP QPs took $took s (process gone after $(awk -v u="$((gone - start))" 'BEGIN { printf "%.2f", u / 1e6 }') s)"
+	expect_num "teardown time (us) within ${TEARDOWN_BOUND_S}s" "$took_us" -le \
+		$((TEARDOWN_BOUND_S * US_PER_S))
+	if [ -n "$gp_us" ] && [ "$gp_us" -ge "$MIN_TELLING_GP_US" ]; then
+		expect_num "teardown time (us), under 1/$TOTAL_GP_DIV of $N_MR grace periods" \
+			"$took_us" -lt $((N_MR * gp_us / TOTAL_GP_DIV))
+	fi
+}
 
-[ "$NOT_OK" -eq 0 ] || fail "$NOT_OK checks failed"
-log "PASS"
+# One hog, measured in three steps: the calls and the teardown are the
+# objects case's hog's.
+gp_us=
+mrc_case objects case_objects
+mrc_case call_costs case_call_costs --after objects
+mrc_case teardown case_teardown --after call_costs
+mrc_cases_args "$@"
+
+mrc_test_init
+hog=$(helper_path mrc_obj_hog)
+# shellcheck disable=SC2119
+mrc_dev_setup
+export MRC_DEV=$TEST_DEV MRC_IPV4=$TEST_IPV4
+res_before=$(res_counts "$TEST_DEV")
+log "rdma res before: $res_before"
+
+fifo=$MRC_TMP/hog.cmd
+mkfifo "$fifo"
+exec {CMD_FD}<>"$fifo"
+
+mrc_cases_run
