@@ -931,18 +931,19 @@ mrc_cases_args() {
 # mrc_case_one INDEX: one case, in its chain's subshell; "ok NAME" or
 # "not_ok NAME" into the chain's status file.
 mrc_case_one() {
-	local i=$1 name=${MRC_CASE_NAMES[$1]} start=$SECONDS before=$NOT_OK
+	# Names no case function uses: it sees them (dynamic scope).
+	local mrc_cname=${MRC_CASE_NAMES[$1]} mrc_cstart=$SECONDS mrc_cbefore=$NOT_OK
 	local -a mrc_case_cmd
-	echo "begin $name" >>"$MRC_TMP/cases.status"
-	case_begin "$name"
-	eval "mrc_case_cmd=(${MRC_CASE_CMDS[i]})"
+	echo "begin $mrc_cname" >>"$MRC_TMP/cases.status"
+	case_begin "$mrc_cname"
+	eval "mrc_case_cmd=(${MRC_CASE_CMDS[$1]})"
 	"${mrc_case_cmd[@]}"
-	if [ "$NOT_OK" -ne "$before" ]; then
-		log "not ok case $name ($((SECONDS - start))s): $((NOT_OK - before)) not ok"
-		echo "not_ok $name" >>"$MRC_TMP/cases.status"
+	if [ "$NOT_OK" -ne "$mrc_cbefore" ]; then
+		log "not ok case $mrc_cname ($((SECONDS - mrc_cstart))s): $((NOT_OK - mrc_cbefore)) not ok"
+		echo "not_ok $mrc_cname" >>"$MRC_TMP/cases.status"
 	else
-		log "ok case $name ($((SECONDS - start))s)"
-		echo "ok $name" >>"$MRC_TMP/cases.status"
+		log "ok case $mrc_cname ($((SECONDS - mrc_cstart))s)"
+		echo "ok $mrc_cname" >>"$MRC_TMP/cases.status"
 	fi
 	CASE=
 }
@@ -999,30 +1000,30 @@ mrc_cases_chain() {
 # every case that ran skipped.
 mrc_cases_run() {
 	local i j k n=${#MRC_CASE_NAMES[@]} name ran=0
-	local -a want=() joined=() chain=()
+	local -a mrc_want=() mrc_joined=() chain=()
 	[ "$n" -gt 0 ] || fail "no cases registered"
 	for ((i = 0; i < n; i++)); do
-		want[i]=$((${#MRC_CASES_SEL[@]} == 0))
-		joined[i]=0
+		mrc_want[i]=$((${#MRC_CASES_SEL[@]} == 0))
+		mrc_joined[i]=0
 	done
 	for name in "${MRC_CASES_SEL[@]}"; do
-		want[${MRC_CASE_INDEX[$name]}]=1
+		mrc_want[${MRC_CASE_INDEX[$name]}]=1
 	done
 	# The cases a wanted case is --after, and theirs (they come earlier);
 	# a case from OTHER + 1 to NAME runs in the subshell of the one
 	# before it.
 	for ((i = n - 1; i >= 0; i--)); do
-		[ "${want[i]}" -eq 1 ] || continue
+		[ "${mrc_want[i]}" -eq 1 ] || continue
 		for j in ${MRC_CASE_AFTER[i]}; do
-			want[j]=1
+			mrc_want[j]=1
 			for ((k = j + 1; k <= i; k++)); do
-				joined[k]=1
+				mrc_joined[k]=1
 			done
 		done
 	done
 	for ((i = 0; i < n; i++)); do
-		[ "${want[i]}" -eq 1 ] || continue
-		if [ ${#chain[@]} -gt 0 ] && [ "${joined[i]}" -eq 0 ]; then
+		[ "${mrc_want[i]}" -eq 1 ] || continue
+		if [ ${#chain[@]} -gt 0 ] && [ "${mrc_joined[i]}" -eq 0 ]; then
 			mrc_cases_chain "${chain[@]}"
 			chain=()
 		fi
@@ -1030,6 +1031,8 @@ mrc_cases_run() {
 		chain+=("$i")
 	done
 	mrc_cases_chain "${chain[@]}"
+	# The setup's own checks (expect_*, check) count too.
+	[ "$NOT_OK" -eq 0 ] || MRC_CASES_FAILED+=("(setup: $NOT_OK not ok)")
 	[ ${#MRC_CASES_FAILED[@]} -eq 0 ] ||
 		fail "cases failed: ${MRC_CASES_FAILED[*]}"
 	if [ "$MRC_CASES_SKIPPED" -eq "$ran" ]; then

@@ -45,7 +45,6 @@
 SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SELF_DIR/lib.sh"
-mrc_test_init
 
 MIB=1048576
 KIB=1024
@@ -74,48 +73,11 @@ QPS_IBV_RESET=0
 QPS_IBV_RTR=2
 QPS_IBV_RTS=3
 
-helper=$(helper_path mrc_memcg_helper)
-# shellcheck disable=SC2119
-mrc_dev_setup
-param_set mpr_units "$MPR_UNITS"
-param_set max_inflight "$MAX_INFLIGHT"
-export MRC_DEV=$TEST_DEV MRC_IPV4=$TEST_IPV4
-res_before=$(res_counts "$TEST_DEV")
-run ibv_devinfo -v -d "$TEST_DEV"
-max_qp=$(awk '$1 == "max_qp:" { print $2 }' "$BOUNDED_OUT")
-expect_num "device max_qp" "${max_qp:-0}" -ge 1
-
 # --- the cgroup ---------------------------------------------------------
 
 subtree_control() {
 	echo "$2" >"$1/cgroup.subtree_control"
 }
-
-cg_root=/sys/fs/cgroup
-if [ "$(stat -f -c %T "$cg_root" 2>/dev/null)" != cgroup2fs ]; then
-	cg_root=$MRC_TMP/cgroup2
-	mkdir -p "$cg_root"
-	run mount -t cgroup2 none "$cg_root"
-	cleanup_push umount "$cg_root"
-	log "cgroup2 mounted on $cg_root"
-fi
-grep -qw memory "$cg_root/cgroup.controllers" ||
-	{
-		log "SKIP: no memory controller in $cg_root/cgroup.controllers"
-		exit "$KSFT_SKIP"
-	}
-if ! grep -qw memory "$cg_root/cgroup.subtree_control"; then
-	echo +memory >"$cg_root/cgroup.subtree_control" ||
-		fail "cannot enable the memory controller in $cg_root"
-	cleanup_push subtree_control "$cg_root" -memory
-	log "enabled +memory in $cg_root/cgroup.subtree_control"
-fi
-CG=$cg_root/mrc-memcg-test.$$
-mkdir "$CG"
-cleanup_push rmdir "$CG"
-echo "${MEMCG_MAX_MIB}M" >"$CG/memory.max"
-read -r memcg_max <"$CG/memory.max"
-expect_eq "memory.max" $((MEMCG_MAX_MIB * MIB)) "$memcg_max"
 
 # The value of KEY in the flat-keyed file FILE.
 keyed() {
@@ -264,115 +226,171 @@ warm_page_cache() {
 
 # --- 1-4: charged, sized when used, freed in RESET, bounded ---------------
 
-CASE=enomem
-log "cgroup $CG, memory.max $(mib "$memcg_max"); QPs of $QP_WR WRs"
-avail_start=$(mem_available_kib)
-current_start=$(cg_current)
-warm_page_cache
-helper_start memcg "$OOM_SCORE_ADJ_MIN" "$BALLAST_MIB"
-current_ready=$(cg_current)
-log "memory.current: $(mib "$current_start") before the helper, $(mib "$current_ready") READY"
+# The helper's QPs are charged to its cgroup, their windows sized when
+# used (RTR, RTS) and given back in RESET.
+case_windows() {
+	log "cgroup $CG, memory.max $(mib "$memcg_max"); QPs of $QP_WR WRs"
+	avail_start=$(mem_available_kib)
+	current_start=$(cg_current)
+	warm_page_cache
+	helper_start memcg "$OOM_SCORE_ADJ_MIN" "$BALLAST_MIB"
+	current_ready=$(cg_current)
+	log "memory.current: $(mib "$current_start") before the helper, $(mib "$current_ready") READY"
 
-ask created create "$WINDOW_QPS"
-current_qps=$(cg_current)
-per_qp=$(((current_qps - current_ready) / WINDOW_QPS))
-log "$WINDOW_QPS QPs: memory.current $(mib "$current_qps"), $((per_qp / KIB)) KiB a QP"
-expect_num "charge of a QP with $QP_WR-WR rings (bytes)" "$per_qp" -ge "$MIN_QP_BYTES"
+	ask created create "$WINDOW_QPS"
+	current_qps=$(cg_current)
+	per_qp=$(((current_qps - current_ready) / WINDOW_QPS))
+	log "$WINDOW_QPS QPs: memory.current $(mib "$current_qps"), $((per_qp / KIB)) KiB a QP"
+	expect_num "charge of a QP with $QP_WR-WR rings (bytes)" "$per_qp" -ge "$MIN_QP_BYTES"
 
-ask "rtr ok" rtr "$WINDOW_QPS"
-ask "state $QPS_IBV_RTR" state 1
-current_rtr=$(cg_current)
-log "INIT -> RTR: memory.current $(mib "$current_rtr")"
-expect_num "responder windows of $WINDOW_QPS QPs charged at RTR (bytes)" \
-	$((current_rtr - current_qps)) -ge "$MIN_WINDOW_BYTES"
+	ask "rtr ok" rtr "$WINDOW_QPS"
+	ask "state $QPS_IBV_RTR" state 1
+	current_rtr=$(cg_current)
+	log "INIT -> RTR: memory.current $(mib "$current_rtr")"
+	expect_num "responder windows of $WINDOW_QPS QPs charged at RTR (bytes)" \
+		$((current_rtr - current_qps)) -ge "$MIN_WINDOW_BYTES"
 
-ask "rts ok" rts "$WINDOW_QPS"
-ask "state $QPS_IBV_RTS" state 1
-current_rts=$(cg_current)
-log "RTR -> RTS: memory.current $(mib "$current_rts")"
-expect_num "requester windows of $WINDOW_QPS QPs charged at RTS (bytes)" \
-	$((current_rts - current_rtr)) -ge "$MIN_WINDOW_BYTES"
+	ask "rts ok" rts "$WINDOW_QPS"
+	ask "state $QPS_IBV_RTS" state 1
+	current_rts=$(cg_current)
+	log "RTR -> RTS: memory.current $(mib "$current_rts")"
+	expect_num "requester windows of $WINDOW_QPS QPs charged at RTS (bytes)" \
+		$((current_rts - current_rtr)) -ge "$MIN_WINDOW_BYTES"
 
-ask "reset ok" reset "$WINDOW_QPS"
-ask "state $QPS_IBV_RESET" state 1
-current_reset=$(cg_current)
-log "RESET: memory.current $(mib "$current_reset")"
-expect_num "windows given back in RESET (bytes freed)" \
-	$((current_rts - current_reset)) -ge $((current_rts - current_qps - STEP_SLACK))
-expect_num "memory.current in RESET vs. before RTR (bytes over)" \
-	$((current_reset - current_qps)) -le "$STEP_SLACK"
+	ask "reset ok" reset "$WINDOW_QPS"
+	ask "state $QPS_IBV_RESET" state 1
+	current_reset=$(cg_current)
+	log "RESET: memory.current $(mib "$current_reset")"
+	expect_num "windows given back in RESET (bytes freed)" \
+		$((current_rts - current_reset)) -ge $((current_rts - current_qps - STEP_SLACK))
+	expect_num "memory.current in RESET vs. before RTR (bytes over)" \
+		$((current_reset - current_qps)) -le "$STEP_SLACK"
+}
 
-events_max=$(keyed "$CG/memory.events" max)
-events_oom=$(keyed "$CG/memory.events" oom)
-events_kill=$(keyed "$CG/memory.events" oom_kill)
-echo "$KMSG_EXPECT_OOM in $CG" >/dev/kmsg
-ask created fill
-read -r created _ errno_num errno_name <<<"${ANSWER#created }"
-log "creation stopped after $created QPs: errno $errno_num $errno_name"
-expect_eq "errno of the ibv_create_qp that failed" ENOMEM "$errno_name"
-expect_num "QPs created before the limit" "$created" -lt "$MAX_QPS"
-expect_num "QPs created, far below the device's max_qp $max_qp" \
-	"$created" -lt $((max_qp / 4))
-current_hold=$(cg_current)
-avail_hold=$(mem_available_kib)
-expect_num "memory.events max moved" "$(keyed "$CG/memory.events" max)" -gt "$events_max"
-expect_num "memory.events oom moved" "$(keyed "$CG/memory.events" oom)" -gt "$events_oom"
-expect_eq "memory.events oom_kill (nobody killable)" "$events_kill" \
-	"$(keyed "$CG/memory.events" oom_kill)"
-if [ -r "$CG/memory.peak" ]; then
-	read -r peak <"$CG/memory.peak"
-	log "memory.peak $(mib "$peak")"
-	expect_num "memory.peak reached memory.max (bytes short)" \
-		$((memcg_max - peak)) -le "$PEAK_SLACK"
-	expect_num "memory.peak within memory.max (bytes over)" \
-		$((peak - memcg_max)) -le 0
-else
-	log "no memory.peak in this kernel"
+# The helper creates QPs until the cgroup's limit: ENOMEM, far below the
+# device's max_qp, with the cgroup at its limit and nothing charged
+# elsewhere.
+case_fill() {
+	events_max=$(keyed "$CG/memory.events" max)
+	events_oom=$(keyed "$CG/memory.events" oom)
+	events_kill=$(keyed "$CG/memory.events" oom_kill)
+	echo "$KMSG_EXPECT_OOM in $CG" >/dev/kmsg
+	ask created fill
+	read -r created _ errno_num errno_name <<<"${ANSWER#created }"
+	log "creation stopped after $created QPs: errno $errno_num $errno_name"
+	expect_eq "errno of the ibv_create_qp that failed" ENOMEM "$errno_name"
+	expect_num "QPs created before the limit" "$created" -lt "$MAX_QPS"
+	expect_num "QPs created, far below the device's max_qp $max_qp" \
+		"$created" -lt $((max_qp / 4))
+	current_hold=$(cg_current)
+	avail_hold=$(mem_available_kib)
+	expect_num "memory.events max moved" "$(keyed "$CG/memory.events" max)" -gt "$events_max"
+	expect_num "memory.events oom moved" "$(keyed "$CG/memory.events" oom)" -gt "$events_oom"
+	expect_eq "memory.events oom_kill (nobody killable)" "$events_kill" \
+		"$(keyed "$CG/memory.events" oom_kill)"
+	if [ -r "$CG/memory.peak" ]; then
+		read -r peak <"$CG/memory.peak"
+		log "memory.peak $(mib "$peak")"
+		expect_num "memory.peak reached memory.max (bytes short)" \
+			$((memcg_max - peak)) -le "$PEAK_SLACK"
+		expect_num "memory.peak within memory.max (bytes over)" \
+			$((peak - memcg_max)) -le 0
+	else
+		log "no memory.peak in this kernel"
+	fi
+	log "holding: memory.current $(mib "$current_hold")"
+	expect_num "memory.current with the QPs held, short of memory.max (bytes)" \
+		$((memcg_max - current_hold)) -le $((HOLD_SLACK + BALLAST_MIB * MIB))
+	drop=$(((avail_start - avail_hold) * KIB))
+	charged=$((current_hold - current_start))
+	log "MemAvailable dropped $(mib "$drop"), the cgroup was charged $(mib "$charged")"
+	expect_num "MemAvailable drop beyond what the cgroup was charged (MiB)" \
+		$(((drop - charged) / MIB)) -le "$UNCHARGED_SLACK_MIB"
+}
+
+# The helper quits: its objects and its memory given back.
+case_release() {
+	ask BYE quit
+	helper_stop_input
+	helper_gone
+	expect_eq "helper exit status" 0 "$(bg_rc memcg)"
+	check "objects of the helper released" wait_for "$WAIT_TIMEOUT" res_back "$res_before"
+	if wait_for "$WAIT_TIMEOUT" current_at_most $((current_ready + STEP_SLACK)); then
+		ok "memory.current back to $(mib "$(cg_current)") (READY: $(mib "$current_ready"))"
+	else
+		not_ok "memory.current $(mib "$(cg_current)") after the exit, READY: $(mib "$current_ready")"
+	fi
+}
+
+# At the limit with the OOM killer: a killable helper is killed, by the
+# cgroup's OOM, and its objects and memory are given back.
+case_oom_kill() {
+	events_kill=$(keyed "$CG/memory.events" oom_kill)
+	current_start=$(cg_current)
+	echo "$KMSG_EXPECT_OOM in $CG" >/dev/kmsg
+	helper_start killed 0 0
+	printf 'fill\n' >&"$CMD_FD"
+	bg_wait killed "$CMD_TIMEOUT" || fail "helper at the limit neither failed nor was killed"
+	helper_stop_input
+	log "    fill -> exit status $(bg_rc killed)"
+	expect_eq "helper killed by SIGKILL (exit status)" "$EXIT_SIGKILL" "$(bg_rc killed)"
+	expect_eq "memory.events oom_kill" $((events_kill + 1)) \
+		"$(keyed "$CG/memory.events" oom_kill)"
+	run dmesg
+	check "the OOM kill was the cgroup's (CONSTRAINT_MEMCG, oom_memcg=${CG#"$cg_root"})" \
+		grep -q "oom-kill:constraint=CONSTRAINT_MEMCG,.*oom_memcg=${CG#"$cg_root"}," "$BOUNDED_OUT"
+	check "no global OOM" no_line_matching 'oom-kill:constraint=CONSTRAINT_NONE' "$BOUNDED_OUT"
+	check "objects of the killed helper released" wait_for "$WAIT_TIMEOUT" res_back "$res_before"
+	if wait_for "$WAIT_TIMEOUT" current_at_most $((current_start + STEP_SLACK)); then
+		ok "memory.current back to $(mib "$(cg_current)") (before: $(mib "$current_start"))"
+	else
+		not_ok "memory.current $(mib "$(cg_current)") after the kill, before: $(mib "$current_start")"
+	fi
+}
+
+# windows, fill and release are one helper's life.
+mrc_case windows case_windows
+mrc_case fill case_fill --after windows
+mrc_case release case_release --after fill
+mrc_case oom_kill case_oom_kill
+mrc_cases_args "$@"
+
+mrc_test_init
+helper=$(helper_path mrc_memcg_helper)
+# shellcheck disable=SC2119
+mrc_dev_setup
+param_set mpr_units "$MPR_UNITS"
+param_set max_inflight "$MAX_INFLIGHT"
+export MRC_DEV=$TEST_DEV MRC_IPV4=$TEST_IPV4
+res_before=$(res_counts "$TEST_DEV")
+run ibv_devinfo -v -d "$TEST_DEV"
+max_qp=$(awk '$1 == "max_qp:" { print $2 }' "$BOUNDED_OUT")
+expect_num "device max_qp" "${max_qp:-0}" -ge 1
+
+cg_root=/sys/fs/cgroup
+if [ "$(stat -f -c %T "$cg_root" 2>/dev/null)" != cgroup2fs ]; then
+	cg_root=$MRC_TMP/cgroup2
+	mkdir -p "$cg_root"
+	run mount -t cgroup2 none "$cg_root"
+	cleanup_push umount "$cg_root"
+	log "cgroup2 mounted on $cg_root"
 fi
-log "holding: memory.current $(mib "$current_hold")"
-expect_num "memory.current with the QPs held, short of memory.max (bytes)" \
-	$((memcg_max - current_hold)) -le $((HOLD_SLACK + BALLAST_MIB * MIB))
-drop=$(((avail_start - avail_hold) * KIB))
-charged=$((current_hold - current_start))
-log "MemAvailable dropped $(mib "$drop"), the cgroup was charged $(mib "$charged")"
-expect_num "MemAvailable drop beyond what the cgroup was charged (MiB)" \
-	$(((drop - charged) / MIB)) -le "$UNCHARGED_SLACK_MIB"
-
-ask BYE quit
-helper_stop_input
-helper_gone
-expect_eq "helper exit status" 0 "$(bg_rc memcg)"
-check "objects of the helper released" wait_for "$WAIT_TIMEOUT" res_back "$res_before"
-if wait_for "$WAIT_TIMEOUT" current_at_most $((current_ready + STEP_SLACK)); then
-	ok "memory.current back to $(mib "$(cg_current)") (READY: $(mib "$current_ready"))"
-else
-	not_ok "memory.current $(mib "$(cg_current)") after the exit, READY: $(mib "$current_ready")"
+grep -qw memory "$cg_root/cgroup.controllers" ||
+	{
+		log "SKIP: no memory controller in $cg_root/cgroup.controllers"
+		exit "$KSFT_SKIP"
+	}
+if ! grep -qw memory "$cg_root/cgroup.subtree_control"; then
+	echo +memory >"$cg_root/cgroup.subtree_control" ||
+		fail "cannot enable the memory controller in $cg_root"
+	cleanup_push subtree_control "$cg_root" -memory
+	log "enabled +memory in $cg_root/cgroup.subtree_control"
 fi
+CG=$cg_root/mrc-memcg-test.$$
+mkdir "$CG"
+cleanup_push rmdir "$CG"
+echo "${MEMCG_MAX_MIB}M" >"$CG/memory.max"
+read -r memcg_max <"$CG/memory.max"
+expect_eq "memory.max" $((MEMCG_MAX_MIB * MIB)) "$memcg_max"
 
-# --- 5: at the limit with the OOM killer ------------------------------------
-
-CASE=oom-kill
-events_kill=$(keyed "$CG/memory.events" oom_kill)
-current_start=$(cg_current)
-echo "$KMSG_EXPECT_OOM in $CG" >/dev/kmsg
-helper_start killed 0 0
-printf 'fill\n' >&"$CMD_FD"
-bg_wait killed "$CMD_TIMEOUT" || fail "helper at the limit neither failed nor was killed"
-helper_stop_input
-log "    fill -> exit status $(bg_rc killed)"
-expect_eq "helper killed by SIGKILL (exit status)" "$EXIT_SIGKILL" "$(bg_rc killed)"
-expect_eq "memory.events oom_kill" $((events_kill + 1)) \
-	"$(keyed "$CG/memory.events" oom_kill)"
-run dmesg
-check "the OOM kill was the cgroup's (CONSTRAINT_MEMCG, oom_memcg=${CG#"$cg_root"})" \
-	grep -q "oom-kill:constraint=CONSTRAINT_MEMCG,.*oom_memcg=${CG#"$cg_root"}," "$BOUNDED_OUT"
-check "no global OOM" no_line_matching 'oom-kill:constraint=CONSTRAINT_NONE' "$BOUNDED_OUT"
-check "objects of the killed helper released" wait_for "$WAIT_TIMEOUT" res_back "$res_before"
-if wait_for "$WAIT_TIMEOUT" current_at_most $((current_start + STEP_SLACK)); then
-	ok "memory.current back to $(mib "$(cg_current)") (before: $(mib "$current_start"))"
-else
-	not_ok "memory.current $(mib "$(cg_current)") after the kill, before: $(mib "$current_start")"
-fi
-
-[ "$NOT_OK" -eq 0 ] || fail "$NOT_OK checks failed"
-log "PASS"
+mrc_cases_run
