@@ -48,7 +48,6 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/xfer_lib.sh"
 # shellcheck source=SCRIPTDIR/cap_lib.sh
 . "$SELF_DIR/cap_lib.sh"
-mrc_test_init
 
 WS_DIR=$MRC_REPO/tools/wireshark
 DATA_LINK=eth2		# fw's link towards h2: h1 -> h2
@@ -92,11 +91,6 @@ ECN_RED_MIN=3000
 ECN_RED_MAX=9000
 ECN_RED_AVPKT=1100
 ECN_RED_BURST=6
-
-for tool in tshark tcpdump mergecap tc ping; do
-	command -v "$tool" >/dev/null || fail "$tool is not installed"
-done
-export HOME=$MRC_TMP
 
 # --- helpers ----------------------------------------------------------------------
 #
@@ -142,7 +136,7 @@ case_blackhole() {
 
 	nevs=$(param_get ev_count)
 	k=$((nevs / mod))
-	case_begin blackhole "EVs with sport % $mod = $BH_VALUE blackholed on fw $DATA_LINK ($k of $nevs)"
+	case_what "EVs with sport % $mod = $BH_VALUE blackholed on fw $DATA_LINK ($k of $nevs)"
 	[ "$k" -ge 1 ] || fail "ev_count $nevs: no EV to blackhole"
 	param_set rto_min_us "$RTO_MIN_US"
 
@@ -304,7 +298,7 @@ case_blackhole() {
 case_skip() {
 	local marks
 
-	case_begin skip "MRC through tbf $ECN_RATE + red ecn on fw $DATA_LINK"
+	case_what "MRC through tbf $ECN_RATE + red ecn on fw $DATA_LINK"
 	param_set rto_min_us "$RTO_MIN_US"
 	cleanup_push tc_clear "$DATA_LINK"
 	fw tc qdisc add dev "$DATA_LINK" root handle 1: prio bands "$ECN_BANDS"
@@ -350,13 +344,17 @@ case_skip() {
 
 # --- main ---------------------------------------------------------------------------------
 
+mrc_case blackhole case_blackhole
+mrc_case skip case_skip
+mrc_cases_args "$@"
+
+mrc_test_init
+for tool in tshark tcpdump mergecap tc ping; do
+	command -v "$tool" >/dev/null || fail "$tool is not installed"
+done
+export HOME=$MRC_TMP
+
 START=$SECONDS
 xfer_fabric routed
-case_blackhole
-case_skip
+mrc_cases_run
 log "run time $((SECONDS - START)) s"
-if [ "$NOT_OK" -ne 0 ]; then
-	log "FAIL: $NOT_OK assertions not ok"
-	exit "$KSFT_FAIL"
-fi
-log "PASS"

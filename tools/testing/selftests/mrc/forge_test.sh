@@ -40,7 +40,6 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/xfer_lib.sh"
 # shellcheck source=SCRIPTDIR/cap_lib.sh
 . "$SELF_DIR/cap_lib.sh"
-mrc_test_init
 
 MRCCTL=${MRC_MRCCTL:-${MRC_BUILD:-$MRC_REPO/build}/tools/mrcctl}
 PKT_TOOL=$SELF_DIR/crafted_pkt.py
@@ -79,11 +78,6 @@ OP_NACK=0xdd
 BTH_OP_OFF=28		# IP 20 + UDP 8
 SETH_M_ALWAYS_SKIP=0x40
 
-for tool in tcpdump jq "$PYTHON"; do
-	command -v "$tool" >/dev/null || fail "$tool is not installed"
-done
-[ -x "$MRCCTL" ] || fail "no mrcctl at $MRCCTL: run make"
-
 # h2's egress filter that holds back what mrcB sends to mrcA's QP: its
 # SACKs, NACKs and ACKs.
 hold_acks() {
@@ -107,7 +101,7 @@ release_acks() {
 
 case_ring() {
 	local bin out base dst
-	case_begin ring "a process writes its own send ring beyond its room"
+	case_what "a process writes its own send ring beyond its room"
 	bin=$(helper_path mrc_ring_attack)
 	param_set rto_min_us "$RING_RTO_MIN_US"
 	cap_start ring "$XFER_NS_A" "$XFER_NETDEV" "udp dst port $MRC_DEFAULT_UDP_PORT and src host $XFER_HOSTS_IP_A"
@@ -162,7 +156,7 @@ case_ring() {
 
 case_acks() {
 	local qpn evs ev n psn cack base forged=0 base_drop pkts=() out
-	case_begin acks "control packets naming nothing outstanding, from the peer's host"
+	case_what "control packets naming nothing outstanding, from the peer's host"
 	run "$MRCCTL" fmt set "$XFER_DEV_A" id "$EVP" state offline mode udp field 16
 	run "$MRCCTL" fmt set "$XFER_DEV_A" id "$EVP" state online
 	run "$MRCCTL" evp set "$XFER_DEV_A" id "$EVP" state offline mode gen \
@@ -246,10 +240,17 @@ case_acks() {
 		"$(grep -c '"reason":"always-skip"' "$(bg_out monitor)" || true)"
 }
 
+mrc_case ring case_ring
+mrc_case acks case_acks
+mrc_cases_args "$@"
+
+mrc_test_init
+for tool in tcpdump jq "$PYTHON"; do
+	command -v "$tool" >/dev/null || fail "$tool is not installed"
+done
+[ -x "$MRCCTL" ] || fail "no mrcctl at $MRCCTL: run make"
+
 xfer_fabric hosts
 START=$SECONDS
-case_ring
-case_acks
+mrc_cases_run
 log "run time $((SECONDS - START)) s"
-[ "$NOT_OK" = 0 ] || fail "$NOT_OK assertion(s) failed"
-log "PASS"
