@@ -41,7 +41,6 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/lib.sh"
 # shellcheck source=SCRIPTDIR/xfer_lib.sh
 . "$SELF_DIR/xfer_lib.sh"
-mrc_test_init
 
 MRCCTL=${MRC_MRCCTL:-${MRC_BUILD:-$MRC_REPO/build}/tools/mrcctl}
 PKT_TOOL=$SELF_DIR/crafted_pkt.py
@@ -78,11 +77,6 @@ EP_RATE=1000		# rdma_mrc's ep_rate: the default
 # loaded guest may let overflow (netdev_max_backlog, 1000 by default) when
 # ksoftirqd does not get the CPU: raised to hold the whole flood.
 FLOOD_BACKLOG=$((FLOOD + 10000))
-
-for tool in jq "$PYTHON"; do
-	command -v "$tool" >/dev/null || fail "$tool is not installed"
-done
-[ -x "$MRCCTL" ] || fail "no mrcctl at $MRCCTL: run make"
 
 # softnet_drops: the packets every CPU's backlog queue dropped, in total.
 softnet_drops() {
@@ -168,7 +162,161 @@ psu() {
 		"$1" "$(erth "$EP_PSU" "$2")"
 }
 
-# --- setup -------------------------------------------------------------------------
+# --- third -------------------------------------------------------------------------
+
+case_third() {
+	case_what "every port down, from $THIRD_NS ($THIRD_IP): no QP's peer"
+	base=$(hwc "$XFER_DEV_A" ep_port_status_no_peer)
+	forge "$THIRD_NS" "$THIRD_IP" 0 1 "$(psu 0x101 "$ALL_DOWN")"
+	check "$XFER_DEV_A: ep_port_status_no_peer +1" \
+		wait_for "$WAIT_TIMEOUT" hwc_at_least "$XFER_DEV_A" ep_port_status_no_peer $((base + 1))
+	check "every plane still carries the transfer" carried_by 1 2 3 4
+}
+
+# --- peer --------------------------------------------------------------------------
+
+case_peer() {
+	case_what "updates from h2's address ($HOST_B), its own UDP port"
+	base=$(hwc "$XFER_DEV_A" ep_drop_malformed)
+	forge h2 "$HOST_B" 0 1 "$(psu 0x201 0x20)"
+	check "port 5 (mrcA has 4): dropped as malformed" \
+		wait_for "$WAIT_TIMEOUT" hwc_at_least "$XFER_DEV_A" ep_drop_malformed $((base + 1))
+	check "every plane still carries the transfer" carried_by 1 2 3 4
+	base=$(hwc "$XFER_DEV_A" ep_port_status_rcvd)
+	forge h2 "$HOST_B" 0 1 "$(psu 0x202 "$ALL_DOWN")"
+	wait_until "the update received" "$WAIT_TIMEOUT" \
+		hwc_at_least "$XFER_DEV_A" ep_port_status_rcvd $((base + 1))
+	# It arrived on the plane h2 routes to h1 by: that port stays up, and
+	# its EVs alone carry the transfer.
+	snap_h1_planes
+	up=$(carrying 1) || fail "the transfer stopped"
+	expect_eq "one plane carries the transfer (the one the update came on)" 1 \
+		"$(wc -w <<<"$up")"
+	left=$(usable)
+	expect_num "its EVs, not one: usable EVs" "$left" -ge "$EV_MIN_ACTIVE"
+	expect_num "... no more than a plane's" "$left" -le $((all_evs / NPLANES))
+	forge h2 "$HOST_B" 0 1 "$(psu 0x203 0)"
+	check "every plane carries the transfer again" \
+		wait_for "$CARRY_WAIT" carried_by 1 2 3 4
+}
+
+# --- rsp ---------------------------------------------------------------------------
+
+case_rsp() {
+	case_what "EV probe responses forged by $THIRD_NS for a probe it cannot answer"
+	base=$(hwc "$XFER_DEV_A" ep_drop_unmatched)
+	sent=$(hwc "$XFER_DEV_A" ep_reqs_sent)
+	pkts=()
+	for ((id = 1; id <= PROBE_IDS; id++)); do
+		pkts+=("op=$OP_EP_RESPONSE qpn=@0 psn=$id body=hex:$(eeth "$EP_PROBE" $((0xc000 << 16)) 0x0123)")
+	done
+	# The right id on the right EV, with a timestamp the request did not carry.
+	pkts+=("op=$OP_EP_RESPONSE qpn=@0 psn=1 sport=$PROBE_EV body=hex:$(eeth "$EP_PROBE" $((PROBE_EV << 16)) 0x7777)")
+	# Armed first (Python starts slowly), fired once the probe is out.
+	bg_start forger ip netns exec "$THIRD_NS" "$PYTHON" "$PKT_TOOL" forge \
+		--src "$THIRD_IP" --dst "$HOST_A" --qpn "$QPN_EP" \
+		--wait-file "$MRC_TMP/fire" "${pkts[@]}"
+	wait_until "the forger armed" "$CMD_TIMEOUT" file_has_line "$(bg_out forger)" ARMED
+	bg_start probe ip netns exec h1 "$MRCCTL" -j ep probe "$XFER_DEV_A" \
+		timeout "$PROBE_TIMEOUT_NS" sgid "$HOST_A" dgid "$THIRD_IP" port 1 \
+		ev "$PROBE_EV"
+	wait_until "the probe sent" "$WAIT_TIMEOUT" \
+		hwc_at_least "$XFER_DEV_A" ep_reqs_sent $((sent + 1))
+	touch "$MRC_TMP/fire"
+	bg_wait forger "$CMD_TIMEOUT" || fail "the forger did not finish"
+	bg_wait probe $((PROBE_TIMEOUT_NS / 1000000000 + CMD_TIMEOUT)) ||
+		fail "ep probe did not return"
+	if bg_done probe && [ "$(bg_rc probe)" = 0 ] &&
+	   jq -e 'length == 1 and .[0]."timed-out"' "$(bg_out probe)" >/dev/null; then
+		ok "the probe timed out: $(tr -d '\n' <"$(bg_out probe)")"
+	else
+		sed 's/^/    /' "$(bg_out probe)"
+		not_ok "the probe was answered"
+	fi
+	expect_eq "$XFER_DEV_A dropped every forged response" $((PROBE_IDS + 1)) \
+		$(($(hwc "$XFER_DEV_A" ep_drop_unmatched) - base))
+}
+
+# --- flood -------------------------------------------------------------------------
+
+case_flood() {
+	case_what "$FLOOD Port Status Updates from h2's address"
+	# mrcA's rate before: over its next RATE_PKTS data packets.
+	t0=$(date +%s%N)
+	b0=$(hwc "$XFER_DEV_A" tx_bytes)
+	wait_until "$RATE_PKTS data packets" "$CARRY_WAIT" hwc_at_least "$XFER_DEV_A" \
+		tx_data_pkts $(($(hwc "$XFER_DEV_A" tx_data_pkts) + RATE_PKTS))
+	rate0=$((($(hwc "$XFER_DEV_A" tx_bytes) - b0) * 1000 / (($(date +%s%N) - t0) / 1000000)))
+	backlog0=$(sysctl -n net.core.netdev_max_backlog)
+	cleanup_push sysctl -q -w "net.core.netdev_max_backlog=$backlog0"
+	[ "$backlog0" -ge "$FLOOD_BACKLOG" ] ||
+		sysctl -q -w "net.core.netdev_max_backlog=$FLOOD_BACKLOG"
+	req0=$(hwc "$XFER_DEV_A" ep_reqs_rcvd)
+	drop0=$(hwc "$XFER_DEV_A" ep_drop_rate)
+	rsp0=$(hwc "$XFER_DEV_A" ep_rsps_sent)
+	sn0=$(softnet_drops)
+	t0=$(date +%s%N)
+	b0=$(hwc "$XFER_DEV_A" tx_bytes)
+	forge h2 "$HOST_B" 0 "$FLOOD" "$(psu 0x301 0)"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	rate1=$((($(hwc "$XFER_DEV_A" tx_bytes) - b0) * 1000 / (ms > 0 ? ms : 1)))
+	secs=$(((ms + 999) / 1000))
+	# What reached mrcA: the flood less what the backlog queues dropped (they
+	# may also have dropped some of the transfer's packets: a lower bound).
+	counted() {
+		stack=$(($(softnet_drops) - sn0))
+		got=$(($(hwc "$XFER_DEV_A" ep_reqs_rcvd) - req0 +
+			$(hwc "$XFER_DEV_A" ep_drop_rate) - drop0))
+		[ "$got" -ge $((FLOOD - stack)) ]
+	}
+	wait_until "every update that reached mrcA counted" "$WAIT_TIMEOUT" counted
+	sysctl -q -w "net.core.netdev_max_backlog=$backlog0"
+	answered=$(($(hwc "$XFER_DEV_A" ep_reqs_rcvd) - req0))
+	dropped=$(($(hwc "$XFER_DEV_A" ep_drop_rate) - drop0))
+	log "    the guest's backlog queues dropped $stack packets during the flood"
+	expect_num "answered + rate-dropped: no more than the updates sent" \
+		$((answered + dropped)) -le "$FLOOD"
+	expect_num "answered + rate-dropped: every update the stack delivered" \
+		$((answered + dropped)) -ge $((FLOOD - stack))
+	expect_num "answered at most ep_rate a second (+ one second's worth)" \
+		"$answered" -le $((EP_RATE * (secs + 1)))
+	expect_eq "one response per answered update" "$answered" \
+		$(($(hwc "$XFER_DEV_A" ep_rsps_sent) - rsp0))
+	log "    $FLOOD updates in $ms ms: $answered answered, $dropped dropped;" \
+		"mrcA sent $rate0 B/s before, $rate1 B/s during the flood"
+}
+
+# The transfer that ran through every case before: verified, no QP error.
+case_transfer() {
+	touch "$MRC_TMP/x.stop"
+	bg_wait x.client "$XFER_SECS" || not_ok "client still running"
+	bg_wait x.server "$XFER_SLACK" || not_ok "server still running"
+	cres=$(result_of "$(bg_out x.client)")
+	if [[ $cres == "RESULT ok "* ]] &&
+	   [[ $(result_of "$(bg_out x.server)") == "RESULT ok "* ]]; then
+		ok "the transfer verified through it all, no QP error: ${cres#RESULT }"
+	else
+		sed 's/^/    /' "$(bg_out x.client)" "$(bg_out x.server)"
+		not_ok "the transfer failed: $cres"
+	fi
+}
+
+# --- main ------------------------------------------------------------------------
+
+# The cases share the setup's transfer; each leaves the planes as it
+# found them.
+mrc_case third case_third
+mrc_case peer case_peer
+mrc_case rsp case_rsp
+mrc_case flood case_flood
+mrc_case transfer case_transfer
+mrc_cases_args "$@"
+
+mrc_test_init
+for tool in jq "$PYTHON"; do
+	command -v "$tool" >/dev/null || fail "$tool is not installed"
+done
+[ -x "$MRCCTL" ] || fail "no mrcctl at $MRCCTL: run make"
 
 mrc_load
 cleanup_push "$FABRIC" clean
@@ -200,132 +348,4 @@ log "    the QP sprays over $all_evs EVs"
 [ "$all_evs" -ge $((NPLANES * EV_MIN_ACTIVE)) ] ||
 	fail "too few EVs to tell a plane's from a single EV"
 
-# --- third -------------------------------------------------------------------------
-
-case_begin third "every port down, from $THIRD_NS ($THIRD_IP): no QP's peer"
-base=$(hwc "$XFER_DEV_A" ep_port_status_no_peer)
-forge "$THIRD_NS" "$THIRD_IP" 0 1 "$(psu 0x101 "$ALL_DOWN")"
-check "$XFER_DEV_A: ep_port_status_no_peer +1" \
-	wait_for "$WAIT_TIMEOUT" hwc_at_least "$XFER_DEV_A" ep_port_status_no_peer $((base + 1))
-check "every plane still carries the transfer" carried_by 1 2 3 4
-
-# --- peer --------------------------------------------------------------------------
-
-case_begin peer "updates from h2's address ($HOST_B), its own UDP port"
-base=$(hwc "$XFER_DEV_A" ep_drop_malformed)
-forge h2 "$HOST_B" 0 1 "$(psu 0x201 0x20)"
-check "port 5 (mrcA has 4): dropped as malformed" \
-	wait_for "$WAIT_TIMEOUT" hwc_at_least "$XFER_DEV_A" ep_drop_malformed $((base + 1))
-check "every plane still carries the transfer" carried_by 1 2 3 4
-base=$(hwc "$XFER_DEV_A" ep_port_status_rcvd)
-forge h2 "$HOST_B" 0 1 "$(psu 0x202 "$ALL_DOWN")"
-wait_until "the update received" "$WAIT_TIMEOUT" \
-	hwc_at_least "$XFER_DEV_A" ep_port_status_rcvd $((base + 1))
-# It arrived on the plane h2 routes to h1 by: that port stays up, and
-# its EVs alone carry the transfer.
-snap_h1_planes
-up=$(carrying 1) || fail "the transfer stopped"
-expect_eq "one plane carries the transfer (the one the update came on)" 1 \
-	"$(wc -w <<<"$up")"
-left=$(usable)
-expect_num "its EVs, not one: usable EVs" "$left" -ge "$EV_MIN_ACTIVE"
-expect_num "... no more than a plane's" "$left" -le $((all_evs / NPLANES))
-forge h2 "$HOST_B" 0 1 "$(psu 0x203 0)"
-check "every plane carries the transfer again" \
-	wait_for "$CARRY_WAIT" carried_by 1 2 3 4
-
-# --- rsp ---------------------------------------------------------------------------
-
-case_begin rsp "EV probe responses forged by $THIRD_NS for a probe it cannot answer"
-base=$(hwc "$XFER_DEV_A" ep_drop_unmatched)
-sent=$(hwc "$XFER_DEV_A" ep_reqs_sent)
-pkts=()
-for ((id = 1; id <= PROBE_IDS; id++)); do
-	pkts+=("op=$OP_EP_RESPONSE qpn=@0 psn=$id body=hex:$(eeth "$EP_PROBE" $((0xc000 << 16)) 0x0123)")
-done
-# The right id on the right EV, with a timestamp the request did not carry.
-pkts+=("op=$OP_EP_RESPONSE qpn=@0 psn=1 sport=$PROBE_EV body=hex:$(eeth "$EP_PROBE" $((PROBE_EV << 16)) 0x7777)")
-# Armed first (Python starts slowly), fired once the probe is out.
-bg_start forger ip netns exec "$THIRD_NS" "$PYTHON" "$PKT_TOOL" forge \
-	--src "$THIRD_IP" --dst "$HOST_A" --qpn "$QPN_EP" \
-	--wait-file "$MRC_TMP/fire" "${pkts[@]}"
-wait_until "the forger armed" "$CMD_TIMEOUT" file_has_line "$(bg_out forger)" ARMED
-bg_start probe ip netns exec h1 "$MRCCTL" -j ep probe "$XFER_DEV_A" \
-	timeout "$PROBE_TIMEOUT_NS" sgid "$HOST_A" dgid "$THIRD_IP" port 1 \
-	ev "$PROBE_EV"
-wait_until "the probe sent" "$WAIT_TIMEOUT" \
-	hwc_at_least "$XFER_DEV_A" ep_reqs_sent $((sent + 1))
-touch "$MRC_TMP/fire"
-bg_wait forger "$CMD_TIMEOUT" || fail "the forger did not finish"
-bg_wait probe $((PROBE_TIMEOUT_NS / 1000000000 + CMD_TIMEOUT)) ||
-	fail "ep probe did not return"
-if bg_done probe && [ "$(bg_rc probe)" = 0 ] &&
-   jq -e 'length == 1 and .[0]."timed-out"' "$(bg_out probe)" >/dev/null; then
-	ok "the probe timed out: $(tr -d '\n' <"$(bg_out probe)")"
-else
-	sed 's/^/    /' "$(bg_out probe)"
-	not_ok "the probe was answered"
-fi
-expect_eq "$XFER_DEV_A dropped every forged response" $((PROBE_IDS + 1)) \
-	$(($(hwc "$XFER_DEV_A" ep_drop_unmatched) - base))
-
-# --- flood -------------------------------------------------------------------------
-
-case_begin flood "$FLOOD Port Status Updates from h2's address"
-# mrcA's rate before: over its next RATE_PKTS data packets.
-t0=$(date +%s%N)
-b0=$(hwc "$XFER_DEV_A" tx_bytes)
-wait_until "$RATE_PKTS data packets" "$CARRY_WAIT" hwc_at_least "$XFER_DEV_A" \
-	tx_data_pkts $(($(hwc "$XFER_DEV_A" tx_data_pkts) + RATE_PKTS))
-rate0=$((($(hwc "$XFER_DEV_A" tx_bytes) - b0) * 1000 / (($(date +%s%N) - t0) / 1000000)))
-backlog0=$(sysctl -n net.core.netdev_max_backlog)
-cleanup_push sysctl -q -w "net.core.netdev_max_backlog=$backlog0"
-[ "$backlog0" -ge "$FLOOD_BACKLOG" ] ||
-	sysctl -q -w "net.core.netdev_max_backlog=$FLOOD_BACKLOG"
-req0=$(hwc "$XFER_DEV_A" ep_reqs_rcvd)
-drop0=$(hwc "$XFER_DEV_A" ep_drop_rate)
-rsp0=$(hwc "$XFER_DEV_A" ep_rsps_sent)
-sn0=$(softnet_drops)
-t0=$(date +%s%N)
-b0=$(hwc "$XFER_DEV_A" tx_bytes)
-forge h2 "$HOST_B" 0 "$FLOOD" "$(psu 0x301 0)"
-ms=$((($(date +%s%N) - t0) / 1000000))
-rate1=$((($(hwc "$XFER_DEV_A" tx_bytes) - b0) * 1000 / (ms > 0 ? ms : 1)))
-secs=$(((ms + 999) / 1000))
-# What reached mrcA: the flood less what the backlog queues dropped (they
-# may also have dropped some of the transfer's packets: a lower bound).
-counted() {
-	stack=$(($(softnet_drops) - sn0))
-	got=$(($(hwc "$XFER_DEV_A" ep_reqs_rcvd) - req0 +
-		$(hwc "$XFER_DEV_A" ep_drop_rate) - drop0))
-	[ "$got" -ge $((FLOOD - stack)) ]
-}
-wait_until "every update that reached mrcA counted" "$WAIT_TIMEOUT" counted
-sysctl -q -w "net.core.netdev_max_backlog=$backlog0"
-answered=$(($(hwc "$XFER_DEV_A" ep_reqs_rcvd) - req0))
-dropped=$(($(hwc "$XFER_DEV_A" ep_drop_rate) - drop0))
-log "    the guest's backlog queues dropped $stack packets during the flood"
-expect_num "answered + rate-dropped: no more than the updates sent" \
-	$((answered + dropped)) -le "$FLOOD"
-expect_num "answered + rate-dropped: every update the stack delivered" \
-	$((answered + dropped)) -ge $((FLOOD - stack))
-expect_num "answered at most ep_rate a second (+ one second's worth)" \
-	"$answered" -le $((EP_RATE * (secs + 1)))
-expect_eq "one response per answered update" "$answered" \
-	$(($(hwc "$XFER_DEV_A" ep_rsps_sent) - rsp0))
-log "    $FLOOD updates in $ms ms: $answered answered, $dropped dropped;" \
-	"mrcA sent $rate0 B/s before, $rate1 B/s during the flood"
-
-touch "$MRC_TMP/x.stop"
-bg_wait x.client "$XFER_SECS" || not_ok "client still running"
-bg_wait x.server "$XFER_SLACK" || not_ok "server still running"
-cres=$(result_of "$(bg_out x.client)")
-if [[ $cres == "RESULT ok "* ]] &&
-   [[ $(result_of "$(bg_out x.server)") == "RESULT ok "* ]]; then
-	ok "the transfer verified through it all, no QP error: ${cres#RESULT }"
-else
-	sed 's/^/    /' "$(bg_out x.client)" "$(bg_out x.server)"
-	not_ok "the transfer failed: $cres"
-fi
-[ "$NOT_OK" = 0 ] || fail "$NOT_OK assertion(s) failed"
-log "PASS"
+mrc_cases_run
