@@ -18,7 +18,8 @@
 #                   tests for the others)
 #   make check-debug  the kselftests under a debug kernel built from
 #                   linux-source-6.1 and cached (KASAN, lockdep, kmemleak,
-#                   UBSAN); hours, not part of make check; TESTS="..."
+#                   UBSAN); hours, not part of make check; TESTS="...",
+#                   GUESTS=N (N guests at once, one CPU each)
 #   make check-kcsan  the data-path tests under its KCSAN variant
 #   make demo       boot a guest: two hosts and their devices, then a
 #                   plane failure under ib_write_bw (goodput, EV health)
@@ -123,10 +124,10 @@ check-packages: deps deb
 # cached in $(CACHE)/), the module and tests for it, the suite under it.
 .PHONY: check-debug check-kcsan
 check-debug: deps
-	$(TOP)/scripts/debug-kernel check $(TESTS)
+	$(TOP)/scripts/debug-kernel $(if $(GUESTS),--guests $(GUESTS)) check $(TESTS)
 
 check-kcsan: deps
-	$(TOP)/scripts/debug-kernel --kcsan check $(TESTS)
+	$(TOP)/scripts/debug-kernel --kcsan $(if $(GUESTS),--guests $(GUESTS)) check $(TESTS)
 
 demo: deps
 	$(MAKE) module KVER=$(TEST_KVER)
