@@ -49,7 +49,6 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/cap_lib.sh"
 # shellcheck source=SCRIPTDIR/pkt_lib.sh
 . "$SELF_DIR/pkt_lib.sh"
-mrc_test_init
 
 TOP=$(cd "$SELF_DIR/../../../.." && pwd)
 SPEC=$TOP/Documentation/netlink/specs/mrc.yaml
@@ -99,12 +98,6 @@ SNAPLEN=2048
 PING_WAIT=5
 ERR_EOPNOTSUPP="Operation not supported"
 ERR_E2BIG="Argument list too long"
-
-for tool in tshark tcpdump tc jq; do
-	command -v "$tool" >/dev/null || fail "$tool is not installed"
-done
-[ -r "$PKT_TOOL" ] || fail "$PKT_TOOL missing"
-export HOME=$MRC_TMP
 
 # --- counters of both devices -------------------------------------------------
 
@@ -203,95 +196,85 @@ dropped() {
 		"$B.rx_pkts=1 $B.rx_bytes=$udp $B.$counter=1"
 }
 
-# --- part A -------------------------------------------------------------------------
+# --- part A: mrcB answers crafted endpoint packets ----------------------------------
 
-log "== setup: routed fabric, $A on h1, $B on h2"
-xfer_fabric routed
-# An address of h2 that is not on mrcB's netdev, reached through eth0.
-run ip -n "$XFER_NS_B" link add "$NOGID_NETDEV" type dummy
-run ip -n "$XFER_NS_B" addr add "$NOGID_IP/32" dev "$NOGID_NETDEV"
-run ip -n "$XFER_NS_B" link set "$NOGID_NETDEV" up
-run ip -n "$XFER_ROUTER_NS" route add "$NOGID_IP/32" via "$IP_B"
-run ip netns exec "$XFER_NS_A" ping -c 1 -W "$PING_WAIT" "$NOGID_IP"
+# EV probe request: answered on its EV
+case_a_ev_probe() {
+	snap
+	pkt_ok "EV probe" --dst "$IP_B" --op "$OP_PROBE" --id 0x1234 --sport 0xc5a1 \
+		--ts 0x0321 --reply
+	expect_counters "EV probe" "$B.rx_pkts=1 $B.rx_bytes=$REQ_UDP \
+		$B.ep_reqs_rcvd=1 $B.ep_rsps_sent=1 $B.tx_pkts=1 $B.tx_bytes=$RSP_IP \
+		$A.rx_pkts=1 $A.rx_bytes=$RSP_UDP $A.ep_drop_unmatched=1"
+}
 
-pkt_server_start
+# Port Status Update: acted upon and acknowledged
+case_a_psu() {
+	snap
+	# Port 1 down (the only port of $B, whose peer it names); no QP of $B is
+	# connected to A: nothing to apply it to (ep_port_status_no_peer).
+	pkt_ok "Port Status Update" --dst "$IP_B" --op "$OP_PSU" --mask 0x2 \
+		--id 0x2001 --sport 0xd00d --reply
+	expect_counters "Port Status Update" "$B.rx_pkts=1 $B.rx_bytes=$REQ_UDP \
+		$B.ep_reqs_rcvd=1 $B.ep_port_status_rcvd=1 $B.ep_port_status_no_peer=1 \
+		$B.ep_rsps_sent=1 $B.tx_pkts=1 $B.tx_bytes=$RSP_IP \
+		$A.rx_pkts=1 $A.rx_bytes=$RSP_UDP $A.ep_drop_unmatched=1"
+}
 
-log "== A: capture on h2's eth0"
-cap=$MRC_TMP/ep.pcap
-bg_start capture ip netns exec "$XFER_NS_B" tcpdump -i "$XFER_NETDEV" -n \
-	-s "$SNAPLEN" --immediate-mode -U -w "$cap" \
-	"udp port $MRC_DEFAULT_UDP_PORT or icmp"
-wait_until "tcpdump listening" "$WAIT_TIMEOUT" \
-	grep -q 'listening on' "$(bg_out capture)"
+# malformed endpoint packets: dropped and counted, no reply
+case_a_malformed() {
+	snap
+	dropped "ERTH one byte short" ep_drop_malformed --hlen $((ERTH_LEN - 1))
+	dropped "ERTH one byte long" ep_drop_malformed --hlen $((ERTH_LEN + 1))
+	dropped "undefined op 2" ep_drop_malformed --op 2
+	dropped "undefined op 3" ep_drop_malformed --op 3
+	dropped "Port Status Update naming ports $B does not have" ep_drop_malformed \
+		--op "$OP_PSU" --mask 0x24
+	dropped "P_Key other than the control P_Key" ep_drop_malformed --pkey 0x7fff
+	dropped "PadCnt 1" ep_drop_malformed --padcnt 1
+	dropped "TVer 1" ep_drop_malformed --tver 1
+	dropped "ERTH to DestQP 0x11, not 0x2" ep_drop_malformed --qpn 0x11
+	dropped "EETH one byte short" ep_drop_malformed --opcode "$OP_EP_RESPONSE" \
+		--hlen $((EETH_LEN - 1))
+	dropped "ERTH with a bad ICRC" drop_bad_icrc --icrcxor 0x1
+}
 
-snap
-log "== A: EV probe request: answered on its EV"
-pkt_ok "EV probe" --dst "$IP_B" --op "$OP_PROBE" --id 0x1234 --sport 0xc5a1 \
-	--ts 0x0321 --reply
-expect_counters "EV probe" "$B.rx_pkts=1 $B.rx_bytes=$REQ_UDP \
-	$B.ep_reqs_rcvd=1 $B.ep_rsps_sent=1 $B.tx_pkts=1 $B.tx_bytes=$RSP_IP \
-	$A.rx_pkts=1 $A.rx_bytes=$RSP_UDP $A.ep_drop_unmatched=1"
+# unknown GID, unmatched response
+case_a_unknown() {
+	snap
+	dropped "request to $NOGID_IP, not a GID of $B" ep_drop_unknown_gid \
+		--dst "$NOGID_IP"
+	dropped "response that no batch waits for" ep_drop_unmatched \
+		--opcode "$OP_EP_RESPONSE" --op "$OP_PROBE" --id 0x0777
+}
 
-log "== A: Port Status Update: acted upon and acknowledged"
-# Port 1 down (the only port of $B, whose peer it names); no QP of $B is
-# connected to A: nothing to apply it to (ep_port_status_no_peer).
-pkt_ok "Port Status Update" --dst "$IP_B" --op "$OP_PSU" --mask 0x2 \
-	--id 0x2001 --sport 0xd00d --reply
-expect_counters "Port Status Update" "$B.rx_pkts=1 $B.rx_bytes=$REQ_UDP \
-	$B.ep_reqs_rcvd=1 $B.ep_port_status_rcvd=1 $B.ep_port_status_no_peer=1 \
-	$B.ep_rsps_sent=1 $B.tx_pkts=1 $B.tx_bytes=$RSP_IP \
-	$A.rx_pkts=1 $A.rx_bytes=$RSP_UDP $A.ep_drop_unmatched=1"
+# the capture: each request and its response on the same EV
+case_a_capture() {
+	run ip netns exec "$XFER_NS_A" ping -c 1 -W "$PING_WAIT" "$IP_B"
+	wait_until "the marker ping in the capture" "$CAPTURE_SECS" marker_written "$cap"
+	kill -INT "$(ps -o pid= --ppid "${BG_PID[capture]}" | tr -d ' ')"
+	bg_wait capture "$CAPTURE_SECS" || fail "tcpdump did not stop"
+	bounded "$TSHARK_SECS" ws_fields "$cap" \
+		"mrc.opcode == $OP_EP_REQUEST || mrc.opcode == $OP_EP_RESPONSE" \
+		-e ip.src -e udp.srcport -e mrc.opcode -e mrc.req_id -e mrc.icrc.status \
+		-e ip.dsfield.dscp -e mrc.eeth.entropy -e mrc.eeth.op -e mrc.erth.op ||
+		fail "tshark did not finish"
+	[ "$BOUNDED_RC" = 0 ] || { bounded_output; fail "tshark failed"; }
+	fields=$(cat "$BOUNDED_OUT")
+	printf '%s\n' "$fields" | sed 's/^/    /'
+	for x in "0x1234 $((0xc5a1)) $OP_PROBE" "0x2001 $((0xd00d)) $OP_PSU"; do
+		read -r id sport op <<<"$x"
+		printf '%s\n' "$fields" | grep -qxF "$IP_A|$sport|$OP_EP_REQUEST|$id|$ICRC_GOOD|0|||$op" ||
+			fail "capture: no request $id from $IP_A on EV $sport"
+		ent=$(printf '0x%08x' $((sport << EV_SHIFT)))
+		printf '%s\n' "$fields" | grep -qxF "$IP_B|$sport|$OP_EP_RESPONSE|$id|$ICRC_GOOD|$DSCP_CONTROL|$ent|$op|" ||
+			fail "capture: no response $id from $IP_B on EV $sport"
+		log "ok: capture: request $id and its response on EV $sport (entropy $ent)"
+	done
+}
 
-log "== A: malformed endpoint packets: dropped and counted, no reply"
-dropped "ERTH one byte short" ep_drop_malformed --hlen $((ERTH_LEN - 1))
-dropped "ERTH one byte long" ep_drop_malformed --hlen $((ERTH_LEN + 1))
-dropped "undefined op 2" ep_drop_malformed --op 2
-dropped "undefined op 3" ep_drop_malformed --op 3
-dropped "Port Status Update naming ports $B does not have" ep_drop_malformed \
-	--op "$OP_PSU" --mask 0x24
-dropped "P_Key other than the control P_Key" ep_drop_malformed --pkey 0x7fff
-dropped "PadCnt 1" ep_drop_malformed --padcnt 1
-dropped "TVer 1" ep_drop_malformed --tver 1
-dropped "ERTH to DestQP 0x11, not 0x2" ep_drop_malformed --qpn 0x11
-dropped "EETH one byte short" ep_drop_malformed --opcode "$OP_EP_RESPONSE" \
-	--hlen $((EETH_LEN - 1))
-dropped "ERTH with a bad ICRC" drop_bad_icrc --icrcxor 0x1
+# --- part B: mrcA's ep-op requests -----------------------------------------------
 
-log "== A: unknown GID, unmatched response"
-dropped "request to $NOGID_IP, not a GID of $B" ep_drop_unknown_gid \
-	--dst "$NOGID_IP"
-dropped "response that no batch waits for" ep_drop_unmatched \
-	--opcode "$OP_EP_RESPONSE" --op "$OP_PROBE" --id 0x0777
-
-log "== A: the capture: each request and its response on the same EV"
-run ip netns exec "$XFER_NS_A" ping -c 1 -W "$PING_WAIT" "$IP_B"
-wait_until "the marker ping in the capture" "$CAPTURE_SECS" marker_written "$cap"
-kill -INT "$(ps -o pid= --ppid "${BG_PID[capture]}" | tr -d ' ')"
-bg_wait capture "$CAPTURE_SECS" || fail "tcpdump did not stop"
-bounded "$TSHARK_SECS" ws_fields "$cap" \
-	"mrc.opcode == $OP_EP_REQUEST || mrc.opcode == $OP_EP_RESPONSE" \
-	-e ip.src -e udp.srcport -e mrc.opcode -e mrc.req_id -e mrc.icrc.status \
-	-e ip.dsfield.dscp -e mrc.eeth.entropy -e mrc.eeth.op -e mrc.erth.op ||
-	fail "tshark did not finish"
-[ "$BOUNDED_RC" = 0 ] || { bounded_output; fail "tshark failed"; }
-fields=$(cat "$BOUNDED_OUT")
-printf '%s\n' "$fields" | sed 's/^/    /'
-for x in "0x1234 $((0xc5a1)) $OP_PROBE" "0x2001 $((0xd00d)) $OP_PSU"; do
-	read -r id sport op <<<"$x"
-	printf '%s\n' "$fields" | grep -qxF "$IP_A|$sport|$OP_EP_REQUEST|$id|$ICRC_GOOD|0|||$op" ||
-		fail "capture: no request $id from $IP_A on EV $sport"
-	ent=$(printf '0x%08x' $((sport << EV_SHIFT)))
-	printf '%s\n' "$fields" | grep -qxF "$IP_B|$sport|$OP_EP_RESPONSE|$id|$ICRC_GOOD|$DSCP_CONTROL|$ent|$op|" ||
-		fail "capture: no response $id from $IP_B on EV $sport"
-	log "ok: capture: request $id and its response on EV $sport (entropy $ent)"
-done
-
-log "PASS part A (the responder)"
-
-# --- part B -----------------------------------------------------------------------
-
-YNL_CLI=${MRC_YNL_CLI:-$MRC_SELFTEST_BIN/ynl/tools/net/ynl/cli.py}
-[ -r "$YNL_CLI" ] || fail "no YNL CLI at $YNL_CLI"
 
 gid_hex() {
 	local a b c d
@@ -310,11 +293,6 @@ gid6_hex() {
 }
 GID6_A=$(gid6_hex "$IP6_A")
 GID6_B=$(gid6_hex "$IP6_B")
-wait_until "$A has the GID of $IP6_A" "$WAIT_TIMEOUT" \
-	gid_present "$A" "$(gid_of_ipv6 "$IP6_A")"
-wait_until "$B has the GID of $IP6_B" "$WAIT_TIMEOUT" \
-	gid_present "$B" "$(gid_of_ipv6 "$IP6_B")"
-
 # req_json ID EV [PORT_STATUS]: one ep-req, EV in UDP mode on port 1.
 req_json() {
 	local ev
@@ -337,95 +315,12 @@ ep_json() {
 		"$A" "$type" "$EP_TIMEOUT_NS" "$reqs"
 }
 
-log "== B: ep-op answers"
-run ynl_in "$XFER_NS_A" --do ep-op --json "$(ep_json ev-probe "$(req_json 1 "${PROBE_EVS[0]}")")"
-bounded_output
-
 # The responses of $BOUNDED_OUT, one "req-id port rtt adj timed-out" line each.
 rsp_lines() {
 	jq -r '.rsp[] | "\(."req-id") \(.port // "-") \(.rtt // "-") \(."adj-svc-time" // "-") \(if has("timed-out") then "timed-out" else "answered" end)"' \
 		"$BOUNDED_OUT"
 }
 
-snap
-log "== B: a batch of $((${#PROBE_EVS[@]} + 1)) EV probes, one over IPv6 on a structured EV: every one answered"
-reqs=()
-i=0
-for ev in "${PROBE_EVS[@]}"; do
-	i=$((i + 1))
-	reqs+=("$(req_json $((0x100 + i)) "$ev")")
-done
-i=$((i + 1))
-reqs+=("$(req_json $((0x100 + i)) "${PROBE_EVS[0]}" | jq -c --arg s "$GID6_A" \
-	--arg d "$GID6_B" --arg ev "$STEV_PROBE" \
-	'.sgid = $s | .dgid = $d | ."ev-fmt-mode" = "stev" | ."ev-value" = $ev')")
-run ynl_in "$XFER_NS_A" --do ep-op --json "$(ep_json ev-probe "${reqs[@]}")"
-bounded_output
-n=0
-while read -r id port rtt adj state; do
-	[ "$state" = answered ] || fail "probe $id: $state"
-	[ "$port" = "$MRC_PORT" ] || fail "probe $id: port $port"
-	[ "$rtt" -gt 0 ] || fail "probe $id: rtt $rtt"
-	[ "$adj" = 1 ] || fail "probe $id: adj-svc-time $adj"
-	n=$((n + 1))
-done <<<"$(rsp_lines)"
-assert_eq "answered probes" "$i" "$n"
-log "ok: $i probes answered, rtt > 0, port $MRC_PORT"
-expect_counters "probe batch" "$A.ep_reqs_sent=5 $A.ep_rsps_rcvd=5 \
-	$A.tx_pkts=5 \
-	$A.tx_bytes=$((4 * (IPV4_HLEN + REQ_UDP) + IPV6_HLEN + REQ_UDP)) \
-	$A.rx_pkts=5 $A.rx_bytes=$((5 * RSP_UDP)) \
-	$B.rx_pkts=5 $B.rx_bytes=$((5 * REQ_UDP)) $B.ep_reqs_rcvd=5 \
-	$B.ep_rsps_sent=5 $B.tx_pkts=5 \
-	$B.tx_bytes=$((4 * RSP_IP + IPV6_HLEN + RSP_UDP))"
-
-log "== B: a probe on a blackholed EV times out, the others are answered"
-run ip netns exec "$XFER_ROUTER_NS" tc qdisc add dev "$DATA_LINK" clsact
-cleanup_push ip netns exec "$XFER_ROUTER_NS" tc qdisc del dev "$DATA_LINK" clsact
-run ip netns exec "$XFER_ROUTER_NS" tc filter add dev "$DATA_LINK" egress \
-	protocol ip prio 1 u32 \
-	match u8 "$IPV4_VIHL" 0xff at 0 \
-	match u8 "$IPPROTO_UDP" 0xff at "$IP_PROTO_OFF" \
-	match u16 $((BLACKHOLE_EV)) 0xffff at "$UDP_SPORT_OFF" \
-	match u16 "$MRC_DEFAULT_UDP_PORT" 0xffff at "$UDP_DPORT_OFF" action drop
-run ynl_in "$XFER_NS_A" --do ep-op --json "$(ep_json ev-probe "$(req_json 0x201 "${PROBE_EVS[1]}")" \
-	"$(req_json 0x202 "$BLACKHOLE_EV")")"
-bounded_output
-# 0x201 (513) on a working EV, 0x202 (514) on the blackholed one; the
-# answered come first.
-rsps=$(rsp_lines)
-assert_eq "responses in order" "513 514" "$(cut -d' ' -f1 <<<"$rsps" | xargs)"
-[[ $(grep '^513 ' <<<"$rsps") == "513 $MRC_PORT "*" 1 answered" ]] ||
-	fail "the probe on a working EV: $(grep '^513 ' <<<"$rsps")"
-assert_eq "blackholed probe" "514 - - - timed-out" "$(grep '^514 ' <<<"$rsps")"
-run ip netns exec "$XFER_ROUTER_NS" tc -s filter show dev "$DATA_LINK" egress
-grep -q 'dropped 1,' "$BOUNDED_OUT" || { bounded_output; fail "fw did not drop exactly one"; }
-expect_counters "blackholed probe" "$A.ep_reqs_sent=2 $A.ep_rsps_rcvd=1 \
-	$A.ep_timeouts=1 $A.tx_pkts=2 $A.tx_bytes=$((2 * (IPV4_HLEN + REQ_UDP))) \
-	$A.rx_pkts=1 $A.rx_bytes=$RSP_UDP \
-	$B.rx_pkts=1 $B.rx_bytes=$REQ_UDP $B.ep_reqs_rcvd=1 \
-	$B.ep_rsps_sent=1 $B.tx_pkts=1 $B.tx_bytes=$RSP_IP"
-log "ok: blackholed EV timed-out, the other answered"
-
-log "== B: Port Status Update: $B emits peer-status-event"
-bg_start events ip netns exec "$XFER_NS_B" "$PYTHON" "$EV_TOOL" wait \
-	"$YNL_CLI" "$SPEC" ep peer-status-event 60
-wait_until "subscribed to group ep" "$WAIT_TIMEOUT" \
-	grep -q '^SUBSCRIBED' "$(bg_out events)"
-run ynl_in "$XFER_NS_A" --do ep-op --json "$(ep_json port-status-update \
-	"$(req_json 0x301 "${PROBE_EVS[2]}" "$PSU_MASK")")"
-bounded_output
-[[ $(rsp_lines) == "769 $MRC_PORT "*" answered" ]] || fail "PSU: $(rsp_lines)"
-bg_wait events "$WAIT_TIMEOUT" || fail "no peer-status-event within ${WAIT_TIMEOUT}s"
-ev=$(grep '^EVENT ' "$(bg_out events)" | head -n 1)
-ev=${ev#EVENT }
-log "    $ev"
-assert_eq "peer-status-event port-status" "$((PSU_MASK))" "$(jq -r '.msg."port-status"' <<<"$ev")"
-assert_eq "peer-status-event device" "$B" "$(jq -r '.msg."dev-name"' <<<"$ev")"
-log "ok: peer-status-event from $B with port-status $PSU_MASK"
-snap
-
-log "== B: refusals"
 # ep_file NAME JSON: the request in a file (refusals log their command).
 ep_file() {
 	printf '%s\n' "$2" >"$MRC_TMP/$1.json"
@@ -439,75 +334,223 @@ ep_op_refused() {
 	grep -qF "'msg': '$2'" "$BOUNDED_OUT" ||
 		fail "no extack '$2': $(cat "$BOUNDED_OUT")"
 }
-ep_file dup "$(ep_json ev-probe "$(req_json 7 "${PROBE_EVS[0]}")" \
-	"$(req_json 7 "${PROBE_EVS[1]}")")"
-ep_op_refused "$ERR_EINVAL" "req-id is not unique in the batch" dup
-ep_file notours "$(ep_json ev-probe "$(req_json 8 "${PROBE_EVS[0]}" "" "$GID_B")")"
-ep_op_refused "$ERR_EINVAL" "the device has no such RoCE v2 GID" notours
-# An EV with flow label bits (STEV) cannot be carried by IPv4.
-ep_file stev4 "$(ep_json ev-probe "$(req_json 9 "${PROBE_EVS[0]}" | \
-	jq -c '."ev-fmt-mode" = "stev" | ."ev-value" = "c1010001"')")"
-ep_op_refused "$ERR_EINVAL" "the EV has flow label bits, which IPv4 cannot carry" stev4
-ep_file nofit "$(ep_json ev-probe "$(req_json 10 "${PROBE_EVS[0]}" | \
-	jq -c '."ev-value" = "c1010001"')")"
-ep_op_refused "$ERR_EINVAL" "the EV does not fit its mode" nofit
-ep_file srv6 "$(ep_json ev-probe "$(req_json 11 "${PROBE_EVS[0]}" | \
-	jq -c '."ev-fmt-mode" = "srv6" | ."ev-value" = "fd000000000000000000000000000001"')")"
-ep_op_refused "$ERR_EOPNOTSUPP" "SRv6 endpoint requests are not supported yet" srv6
-ep_file port2 "$(ep_json ev-probe "$(req_json 12 "${PROBE_EVS[0]}" | \
-	jq -c '.port = 2')")"
-ep_op_refused "$ERR_EINVAL" "the device has no such port" port2
-reqs=()
-for ((i = 0; i <= EP_MAX_REQS; i++)); do
-	reqs+=("$(req_json $((0x400 + i)) "${PROBE_EVS[0]}")")
+# ep-op answers
+case_b_answers() {
+	run ynl_in "$XFER_NS_A" --do ep-op --json "$(ep_json ev-probe "$(req_json 1 "${PROBE_EVS[0]}")")"
+	bounded_output
+}
+
+# a batch of $((${#PROBE_EVS[@]} + 1)) EV probes, one over IPv6 on a structured EV: every one answered
+case_b_probe_batch() {
+	snap
+	reqs=()
+	i=0
+	for ev in "${PROBE_EVS[@]}"; do
+		i=$((i + 1))
+		reqs+=("$(req_json $((0x100 + i)) "$ev")")
+	done
+	i=$((i + 1))
+	reqs+=("$(req_json $((0x100 + i)) "${PROBE_EVS[0]}" | jq -c --arg s "$GID6_A" \
+		--arg d "$GID6_B" --arg ev "$STEV_PROBE" \
+		'.sgid = $s | .dgid = $d | ."ev-fmt-mode" = "stev" | ."ev-value" = $ev')")
+	run ynl_in "$XFER_NS_A" --do ep-op --json "$(ep_json ev-probe "${reqs[@]}")"
+	bounded_output
+	n=0
+	while read -r id port rtt adj state; do
+		[ "$state" = answered ] || fail "probe $id: $state"
+		[ "$port" = "$MRC_PORT" ] || fail "probe $id: port $port"
+		[ "$rtt" -gt 0 ] || fail "probe $id: rtt $rtt"
+		[ "$adj" = 1 ] || fail "probe $id: adj-svc-time $adj"
+		n=$((n + 1))
+	done <<<"$(rsp_lines)"
+	assert_eq "answered probes" "$i" "$n"
+	log "ok: $i probes answered, rtt > 0, port $MRC_PORT"
+	expect_counters "probe batch" "$A.ep_reqs_sent=5 $A.ep_rsps_rcvd=5 \
+		$A.tx_pkts=5 \
+		$A.tx_bytes=$((4 * (IPV4_HLEN + REQ_UDP) + IPV6_HLEN + REQ_UDP)) \
+		$A.rx_pkts=5 $A.rx_bytes=$((5 * RSP_UDP)) \
+		$B.rx_pkts=5 $B.rx_bytes=$((5 * REQ_UDP)) $B.ep_reqs_rcvd=5 \
+		$B.ep_rsps_sent=5 $B.tx_pkts=5 \
+		$B.tx_bytes=$((4 * RSP_IP + IPV6_HLEN + RSP_UDP))"
+}
+
+# a probe on a blackholed EV times out, the others are answered
+case_b_blackhole() {
+	snap
+	run ip netns exec "$XFER_ROUTER_NS" tc qdisc add dev "$DATA_LINK" clsact
+	cleanup_push ip netns exec "$XFER_ROUTER_NS" tc qdisc del dev "$DATA_LINK" clsact
+	run ip netns exec "$XFER_ROUTER_NS" tc filter add dev "$DATA_LINK" egress \
+		protocol ip prio 1 u32 \
+		match u8 "$IPV4_VIHL" 0xff at 0 \
+		match u8 "$IPPROTO_UDP" 0xff at "$IP_PROTO_OFF" \
+		match u16 $((BLACKHOLE_EV)) 0xffff at "$UDP_SPORT_OFF" \
+		match u16 "$MRC_DEFAULT_UDP_PORT" 0xffff at "$UDP_DPORT_OFF" action drop
+	run ynl_in "$XFER_NS_A" --do ep-op --json "$(ep_json ev-probe "$(req_json 0x201 "${PROBE_EVS[1]}")" \
+		"$(req_json 0x202 "$BLACKHOLE_EV")")"
+	bounded_output
+	# 0x201 (513) on a working EV, 0x202 (514) on the blackholed one; the
+	# answered come first.
+	rsps=$(rsp_lines)
+	assert_eq "responses in order" "513 514" "$(cut -d' ' -f1 <<<"$rsps" | xargs)"
+	[[ $(grep '^513 ' <<<"$rsps") == "513 $MRC_PORT "*" 1 answered" ]] ||
+		fail "the probe on a working EV: $(grep '^513 ' <<<"$rsps")"
+	assert_eq "blackholed probe" "514 - - - timed-out" "$(grep '^514 ' <<<"$rsps")"
+	run ip netns exec "$XFER_ROUTER_NS" tc -s filter show dev "$DATA_LINK" egress
+	grep -q 'dropped 1,' "$BOUNDED_OUT" || { bounded_output; fail "fw did not drop exactly one"; }
+	expect_counters "blackholed probe" "$A.ep_reqs_sent=2 $A.ep_rsps_rcvd=1 \
+		$A.ep_timeouts=1 $A.tx_pkts=2 $A.tx_bytes=$((2 * (IPV4_HLEN + REQ_UDP))) \
+		$A.rx_pkts=1 $A.rx_bytes=$RSP_UDP \
+		$B.rx_pkts=1 $B.rx_bytes=$REQ_UDP $B.ep_reqs_rcvd=1 \
+		$B.ep_rsps_sent=1 $B.tx_pkts=1 $B.tx_bytes=$RSP_IP"
+	log "ok: blackholed EV timed-out, the other answered"
+}
+
+# Port Status Update: $B emits peer-status-event
+case_b_psu_event() {
+	snap
+	bg_start events ip netns exec "$XFER_NS_B" "$PYTHON" "$EV_TOOL" wait \
+		"$YNL_CLI" "$SPEC" ep peer-status-event 60
+	wait_until "subscribed to group ep" "$WAIT_TIMEOUT" \
+		grep -q '^SUBSCRIBED' "$(bg_out events)"
+	run ynl_in "$XFER_NS_A" --do ep-op --json "$(ep_json port-status-update \
+		"$(req_json 0x301 "${PROBE_EVS[2]}" "$PSU_MASK")")"
+	bounded_output
+	[[ $(rsp_lines) == "769 $MRC_PORT "*" answered" ]] || fail "PSU: $(rsp_lines)"
+	bg_wait events "$WAIT_TIMEOUT" || fail "no peer-status-event within ${WAIT_TIMEOUT}s"
+	ev=$(grep '^EVENT ' "$(bg_out events)" | head -n 1)
+	ev=${ev#EVENT }
+	log "    $ev"
+	assert_eq "peer-status-event port-status" "$((PSU_MASK))" "$(jq -r '.msg."port-status"' <<<"$ev")"
+	assert_eq "peer-status-event device" "$B" "$(jq -r '.msg."dev-name"' <<<"$ev")"
+	log "ok: peer-status-event from $B with port-status $PSU_MASK"
+}
+
+# refusals
+case_b_refusals() {
+	snap
+	ep_file dup "$(ep_json ev-probe "$(req_json 7 "${PROBE_EVS[0]}")" \
+		"$(req_json 7 "${PROBE_EVS[1]}")")"
+	ep_op_refused "$ERR_EINVAL" "req-id is not unique in the batch" dup
+	ep_file notours "$(ep_json ev-probe "$(req_json 8 "${PROBE_EVS[0]}" "" "$GID_B")")"
+	ep_op_refused "$ERR_EINVAL" "the device has no such RoCE v2 GID" notours
+	# An EV with flow label bits (STEV) cannot be carried by IPv4.
+	ep_file stev4 "$(ep_json ev-probe "$(req_json 9 "${PROBE_EVS[0]}" | \
+		jq -c '."ev-fmt-mode" = "stev" | ."ev-value" = "c1010001"')")"
+	ep_op_refused "$ERR_EINVAL" "the EV has flow label bits, which IPv4 cannot carry" stev4
+	ep_file nofit "$(ep_json ev-probe "$(req_json 10 "${PROBE_EVS[0]}" | \
+		jq -c '."ev-value" = "c1010001"')")"
+	ep_op_refused "$ERR_EINVAL" "the EV does not fit its mode" nofit
+	ep_file srv6 "$(ep_json ev-probe "$(req_json 11 "${PROBE_EVS[0]}" | \
+		jq -c '."ev-fmt-mode" = "srv6" | ."ev-value" = "fd000000000000000000000000000001"')")"
+	ep_op_refused "$ERR_EOPNOTSUPP" "SRv6 endpoint requests are not supported yet" srv6
+	ep_file port2 "$(ep_json ev-probe "$(req_json 12 "${PROBE_EVS[0]}" | \
+		jq -c '.port = 2')")"
+	ep_op_refused "$ERR_EINVAL" "the device has no such port" port2
+	reqs=()
+	for ((i = 0; i <= EP_MAX_REQS; i++)); do
+		reqs+=("$(req_json $((0x400 + i)) "${PROBE_EVS[0]}")")
+	done
+	ep_file toomany "$(ep_json ev-probe "${reqs[@]}")"
+	run_fails "$ERR_E2BIG" ep_op_file toomany
+	expect_counters "refused batches send nothing" ""
+}
+
+# a second batch while one is in flight: EAGAIN
+case_b_eagain() {
+	snap
+	# The second request waits, loaded and ready, in its own process; it is
+	# sent once the first batch's request has left (mrcA's ep_reqs_sent), while
+	# the first batch waits up to EP_LONG_TIMEOUT_NS for its blackholed probe.
+	fifo2=$MRC_TMP/second.in
+	mkfifo "$fifo2"
+	exec {SECOND_FD}<>"$fifo2"
+	second_exec() {
+		exec {SECOND_FD}>&-
+		ip netns exec "$XFER_NS_A" "$PYTHON" "$EV_TOOL" "do" "$YNL_CLI" "$SPEC" \
+			ep-op "$(ep_json ev-probe "$(req_json 0x502 "${PROBE_EVS[0]}")")" <"$1"
+	}
+	bg_start second second_exec "$fifo2"
+	wait_until "the second batch ready" "$CMD_TIMEOUT" \
+		grep -q '^READY' "$(bg_out second)"
+	first_exec() {
+		ynl_in "$XFER_NS_A" --do ep-op --json "$(printf '{"dev-name": "%s", "op-type": "ev-probe", "timeout": %d, "req": [%s]}' \
+			"$A" "$EP_LONG_TIMEOUT_NS" "$(req_json 0x501 "$BLACKHOLE_EV")")"
+	}
+	bg_start first first_exec
+	sent_one() {
+		local v
+		read -r v <"$(hwc_dir "$A")/ep_reqs_sent"
+		[ "$v" -gt "${SNAP[$A.ep_reqs_sent]}" ]
+	}
+	wait_until "the first batch sent" "$CMD_TIMEOUT" sent_one
+	printf 'go\n' >&"$SECOND_FD"
+	bg_wait second "$CMD_TIMEOUT" || fail "the second batch did not return"
+	out2=$(bg_out second)
+	sed 's/^/    /' "$out2"
+	bg_done first && fail "the first batch ended before the second was refused"
+	grep -q '^DONE error Resource temporarily unavailable' "$out2" ||
+		fail "the second batch was not refused with EAGAIN"
+	grep -qF "'msg': 'another endpoint batch of this device is in flight'" "$out2" ||
+		fail "no extack for EAGAIN"
+	bg_wait first "$CMD_TIMEOUT" || fail "the first batch did not return"
+	sed 's/^/    /' "$(bg_out first)"
+	[ "$(bg_rc first)" = 0 ] || fail "the first batch failed"
+	assert_eq "the first batch" '[{"req-id":1281,"timed-out":true}]' \
+		"$(jq -c '.rsp' "$(bg_out first)")"
+	expect_counters "one batch at a time" "$A.ep_reqs_sent=1 $A.ep_timeouts=1 \
+		$A.tx_pkts=1 $A.tx_bytes=$((IPV4_HLEN + REQ_UDP))"
+	log "ok: EAGAIN while a batch is in flight"
+}
+
+# --- main -----------------------------------------------------------------------
+
+# Each case counts from a snapshot of its own; a_capture looks at the
+# packets of a_ev_probe and a_psu, b_eagain's first batch waits on
+# b_blackhole's blackholed EV.
+mrc_case a_ev_probe case_a_ev_probe
+mrc_case a_psu case_a_psu
+mrc_case a_malformed case_a_malformed
+mrc_case a_unknown case_a_unknown
+mrc_case a_capture case_a_capture --after a_ev_probe --after a_psu
+mrc_case b_answers case_b_answers
+mrc_case b_probe_batch case_b_probe_batch
+mrc_case b_blackhole case_b_blackhole
+mrc_case b_psu_event case_b_psu_event
+mrc_case b_refusals case_b_refusals
+mrc_case b_eagain case_b_eagain --after b_blackhole
+mrc_cases_args "$@"
+
+mrc_test_init
+for tool in tshark tcpdump tc jq; do
+	command -v "$tool" >/dev/null || fail "$tool is not installed"
 done
-ep_file toomany "$(ep_json ev-probe "${reqs[@]}")"
-run_fails "$ERR_E2BIG" ep_op_file toomany
-expect_counters "refused batches send nothing" ""
+[ -r "$PKT_TOOL" ] || fail "$PKT_TOOL missing"
+export HOME=$MRC_TMP
 
-log "== B: a second batch while one is in flight: EAGAIN"
-# The second request waits, loaded and ready, in its own process; it is
-# sent once the first batch's request has left (mrcA's ep_reqs_sent), while
-# the first batch waits up to EP_LONG_TIMEOUT_NS for its blackholed probe.
-fifo2=$MRC_TMP/second.in
-mkfifo "$fifo2"
-exec {SECOND_FD}<>"$fifo2"
-second_exec() {
-	exec {SECOND_FD}>&-
-	ip netns exec "$XFER_NS_A" "$PYTHON" "$EV_TOOL" "do" "$YNL_CLI" "$SPEC" \
-		ep-op "$(ep_json ev-probe "$(req_json 0x502 "${PROBE_EVS[0]}")")" <"$1"
-}
-bg_start second second_exec "$fifo2"
-wait_until "the second batch ready" "$CMD_TIMEOUT" \
-	grep -q '^READY' "$(bg_out second)"
-first_exec() {
-	ynl_in "$XFER_NS_A" --do ep-op --json "$(printf '{"dev-name": "%s", "op-type": "ev-probe", "timeout": %d, "req": [%s]}' \
-		"$A" "$EP_LONG_TIMEOUT_NS" "$(req_json 0x501 "$BLACKHOLE_EV")")"
-}
-bg_start first first_exec
-sent_one() {
-	local v
-	read -r v <"$(hwc_dir "$A")/ep_reqs_sent"
-	[ "$v" -gt "${SNAP[$A.ep_reqs_sent]}" ]
-}
-wait_until "the first batch sent" "$CMD_TIMEOUT" sent_one
-printf 'go\n' >&"$SECOND_FD"
-bg_wait second "$CMD_TIMEOUT" || fail "the second batch did not return"
-out2=$(bg_out second)
-sed 's/^/    /' "$out2"
-bg_done first && fail "the first batch ended before the second was refused"
-grep -q '^DONE error Resource temporarily unavailable' "$out2" ||
-	fail "the second batch was not refused with EAGAIN"
-grep -qF "'msg': 'another endpoint batch of this device is in flight'" "$out2" ||
-	fail "no extack for EAGAIN"
-bg_wait first "$CMD_TIMEOUT" || fail "the first batch did not return"
-sed 's/^/    /' "$(bg_out first)"
-[ "$(bg_rc first)" = 0 ] || fail "the first batch failed"
-assert_eq "the first batch" '[{"req-id":1281,"timed-out":true}]' \
-	"$(jq -c '.rsp' "$(bg_out first)")"
-expect_counters "one batch at a time" "$A.ep_reqs_sent=1 $A.ep_timeouts=1 \
-	$A.tx_pkts=1 $A.tx_bytes=$((IPV4_HLEN + REQ_UDP))"
-log "ok: EAGAIN while a batch is in flight"
+YNL_CLI=${MRC_YNL_CLI:-$MRC_SELFTEST_BIN/ynl/tools/net/ynl/cli.py}
+[ -r "$YNL_CLI" ] || fail "no YNL CLI at $YNL_CLI"
+log "== setup: routed fabric, $A on h1, $B on h2"
+xfer_fabric routed
+# An address of h2 that is not on mrcB's netdev, reached through eth0.
+run ip -n "$XFER_NS_B" link add "$NOGID_NETDEV" type dummy
+run ip -n "$XFER_NS_B" addr add "$NOGID_IP/32" dev "$NOGID_NETDEV"
+run ip -n "$XFER_NS_B" link set "$NOGID_NETDEV" up
+run ip -n "$XFER_ROUTER_NS" route add "$NOGID_IP/32" via "$IP_B"
+run ip netns exec "$XFER_NS_A" ping -c 1 -W "$PING_WAIT" "$NOGID_IP"
 
-log "PASS"
-exit "$KSFT_PASS"
+pkt_server_start
+
+# A: capture on h2's eth0, for the A cases.
+cap=$MRC_TMP/ep.pcap
+bg_start capture ip netns exec "$XFER_NS_B" tcpdump -i "$XFER_NETDEV" -n \
+	-s "$SNAPLEN" --immediate-mode -U -w "$cap" \
+	"udp port $MRC_DEFAULT_UDP_PORT or icmp"
+wait_until "tcpdump listening" "$WAIT_TIMEOUT" \
+	grep -q 'listening on' "$(bg_out capture)"
+
+wait_until "$A has the GID of $IP6_A" "$WAIT_TIMEOUT" \
+	gid_present "$A" "$(gid_of_ipv6 "$IP6_A")"
+wait_until "$B has the GID of $IP6_B" "$WAIT_TIMEOUT" \
+	gid_present "$B" "$(gid_of_ipv6 "$IP6_B")"
+
+mrc_cases_run

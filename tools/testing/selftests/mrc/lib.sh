@@ -277,7 +277,7 @@ bounded() {
 	local secs=$1 name
 	shift
 	BOUNDED_SEQ=$((BOUNDED_SEQ + 1))
-	name=cmd.$BOUNDED_SEQ
+	name=cmd.$BASHPID.$BOUNDED_SEQ	# case subshells count from the same SEQ
 	BOUNDED_OUT=$MRC_TMP/$name.out
 	bg_spawn "$name" "$@"
 	if ! bg_wait "$name" "$secs"; then
