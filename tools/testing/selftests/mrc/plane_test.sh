@@ -43,7 +43,6 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/lib.sh"
 # shellcheck source=SCRIPTDIR/xfer_lib.sh
 . "$SELF_DIR/xfer_lib.sh"
-mrc_test_init
 
 TOP=$(cd "$SELF_DIR/../../../.." && pwd)
 SPEC=$TOP/Documentation/netlink/specs/mrc.yaml
@@ -85,15 +84,6 @@ EINVAL=22
 ERR_EPROTONOSUPPORT="Protocol not supported"
 ERR_ENOENT="No such file or directory"
 ERR_EOPNOTSUPP="Operation not supported"
-
-for tool in jq ibv_devinfo; do
-	command -v "$tool" >/dev/null || fail "$tool is not installed"
-done
-python3 -c 'import yaml' 2>/dev/null || fail "python3-yaml is needed"
-YNL_CLI=${MRC_YNL_CLI:-$MRC_SELFTEST_BIN/ynl/tools/net/ynl/cli.py}
-[ -r "$YNL_CLI" ] ||
-	fail "no YNL CLI at $YNL_CLI: run make -C tools/testing/selftests/mrc"
-
 
 # ynl_refused NS ERRTEXT EXTACK_MSG ARG...
 ynl_refused() {
@@ -224,7 +214,230 @@ plane_carries() {
 	[ $(($(tx_pkts h1 "p$1") - $2)) -ge "$CARRY_PKTS" ]
 }
 
-# --- setup ------------------------------------------------------------------
+# xfer_gids: mrc_xfer's GIDs and server address, on the 4-port devices.
+xfer_gids() {
+	XFER_GID_A=$(gid_index_of "$XFER_DEV_A" "$HOST_A") ||
+		fail "no RoCE v2 GID of $HOST_A on $XFER_DEV_A port 1"
+	XFER_GID_B=$(gid_index_of "$XFER_DEV_B" "$HOST_B") ||
+		fail "no RoCE v2 GID of $HOST_B on $XFER_DEV_B port 1"
+	XFER_SERVER_IP=$MGMT_B
+}
+
+# rdma link add makes one port; dev-new refusals
+case_link_add() {
+	link_add "$LINK_DEV" p1 h1
+	assert_eq "ports of $LINK_DEV" 1 "$(nports_of "$LINK_DEV")"
+	ok "rdma link add: $LINK_DEV has 1 port"
+	ynl_refused h1 "$ERR_EEXIST" "a netdev already belongs to an MRC device" \
+		--do dev-new --json "{\"dev-name\": \"mrcX\",
+		\"netdev-ifindex\": [$(ifindex_in h1 p2), $(ifindex_in h1 p1)]}"
+	link_del "$LINK_DEV"
+	ynl_refused h1 "$ERR_EINVAL" "a netdev is named twice" \
+		--do dev-new --json "{\"dev-name\": \"mrcX\",
+		\"netdev-ifindex\": [$(ifindex_in h1 p1), $(ifindex_in h1 p1)]}"
+	ynl_refused h1 "$ERR_EPROTONOSUPPORT" "MRC runs over Ethernet netdevs only" \
+		--do dev-new --json "{\"dev-name\": \"mrcX\",
+		\"netdev-ifindex\": [$(ifindex_in h1 p1), $(ifindex_in h1 lo)]}"
+	link_absent mrcX || not_ok "a refused dev-new left mrcX behind"
+}
+
+# dev-new: mrcA on h1's planes, mrcB on h2's
+case_devices() {
+	dev_new h1 "$XFER_DEV_A" "${PLANES[@]}"
+	dev_new h2 "$XFER_DEV_B" "${PLANES[@]}"
+	GID_A=$(gid_of_ipv4 "$HOST_A")
+	GID_B=$(gid_of_ipv4 "$HOST_B")
+	for dev in "$XFER_DEV_A" "$XFER_DEV_B"; do
+		assert_eq "ports of $dev" "$NPLANES" "$(nports_of "$dev")"
+		gid=$GID_A
+		[ "$dev" = "$XFER_DEV_A" ] || gid=$GID_B
+		for ((p = 1; p <= NPLANES; p++)); do
+			wait_until "$dev port $p ACTIVE" "$WAIT_TIMEOUT" \
+				port_state_eq "$dev" "$p" "$PORT_STATE_ACTIVE"
+			wait_until "$dev port $p has the host's GID" "$WAIT_TIMEOUT" \
+				port_has_gid "$dev" "$p" "$gid"
+			assert_eq "$dev port $p: netdev of the host's GID" "p$p" \
+				"$(port_gid_ndev "$dev" "$p" "$gid")"
+			assert_eq "$dev port $p: ibv_devinfo state" PORT_ACTIVE \
+				"$(devinfo_port_state "$dev" "$p")"
+		done
+		ok "$dev: $NPLANES ports, port N on pN, ACTIVE, the host's GID on each"
+	done
+	run ynl_in h1 --dump port-get --json "{\"dev-name\": \"$XFER_DEV_A\"}"
+	got=$(jq -c '[if type == "array" then .[] else . end |
+		{"port-index", ifname, state, "admin-state"}] | sort_by(."port-index")' \
+		"$BOUNDED_OUT") || { bounded_output; fail "port-get: YNL printed no JSON"; }
+	want=$(for ((p = 1; p <= NPLANES; p++)); do
+		printf '{"port-index":%d,"ifname":"p%d","state":"active","admin-state":"enabled"}\n' "$p" "$p"
+	done | jq -cs .)
+	if [ "$got" = "$want" ]; then
+		ok "port-get dump of $XFER_DEV_A: $got"
+	else
+		not_ok "port-get dump of $XFER_DEV_A: $got, expected $want"
+	fi
+}
+
+# port-set admin-state disabled / enabled on port $ADMIN_PORT
+case_admin_state() {
+	helper=$(helper_path mrc_async_helper)
+	bg_start helper ip netns exec h1 env MRC_DEV="$XFER_DEV_A" MRC_IPV4="$HOST_A" \
+		"$helper" "$HELPER_TIMEOUT" PORT_ERR PORT_ACTIVE
+	wait_until "helper READY" "$WAIT_TIMEOUT" file_has_line "$(bg_out helper)" READY
+	run ynl_in h1 --do port-set --json "{\"dev-name\": \"$XFER_DEV_A\",
+		\"port-index\": $ADMIN_PORT, \"admin-state\": \"disabled\"}"
+	check "port $ADMIN_PORT disabled: PORT_DOWN in ibv_devinfo" \
+		wait_for "$WAIT_TIMEOUT" devinfo_port_is "$XFER_DEV_A" "$ADMIN_PORT" PORT_DOWN
+	check "port $ADMIN_PORT disabled: its netdev p$ADMIN_PORT is still up" \
+		ip netns exec h1 sh -c "ip link show dev p$ADMIN_PORT | grep -q 'state UP'"
+	check "port $ADMIN_PORT disabled: the other ports stay ACTIVE" \
+		devinfo_port_is "$XFER_DEV_A" 1 PORT_ACTIVE
+	run ynl_in h1 --do port-get --json "{\"dev-name\": \"$XFER_DEV_A\",
+		\"port-index\": $ADMIN_PORT}"
+	if jq -e '."admin-state" == "disabled" and .state == "down"' "$BOUNDED_OUT" \
+		>/dev/null 2>&1; then
+		ok "port-get: admin-state disabled, state down"
+	else
+		bounded_output
+		not_ok "port-get: not admin-state disabled and state down"
+	fi
+	run ynl_in h1 --do port-set --json "{\"dev-name\": \"$XFER_DEV_A\",
+		\"port-index\": $ADMIN_PORT, \"admin-state\": \"enabled\"}"
+	check "port $ADMIN_PORT enabled: PORT_ACTIVE again" \
+		wait_for "$WAIT_TIMEOUT" devinfo_port_is "$XFER_DEV_A" "$ADMIN_PORT" PORT_ACTIVE
+	if bg_wait helper "$WAIT_TIMEOUT"; then
+		check "IBV_EVENT_PORT_ERR for port $ADMIN_PORT" \
+			file_has_line "$(bg_out helper)" "EVENT PORT_ERR port $ADMIN_PORT"
+		check "IBV_EVENT_PORT_ACTIVE for port $ADMIN_PORT" \
+			file_has_line "$(bg_out helper)" "EVENT PORT_ACTIVE port $ADMIN_PORT"
+	else
+		not_ok "the async helper still waits: $(cat "$(bg_out helper)")"
+		bg_kill helper
+	fi
+	ynl_refused h1 "$ERR_ENOENT" "the device has no such port" \
+		--do port-set --json "{\"dev-name\": \"$XFER_DEV_A\",
+		\"port-index\": $((NPLANES + 1)), \"admin-state\": \"disabled\"}"
+}
+
+# a transfer sprays over all $NPLANES planes and both links of each
+case_spray() {
+	xfer_gids
+	snap_planes s0
+	xfer spray "$SPRAY_SECS" --size "$SPRAY_SIZE" --iters "$SPRAY_ITERS"
+	snap_planes s1
+	total=0
+	for ((p = 1; p <= NPLANES; p++)); do
+		total=$((total + $(txd s0 s1 "p$p")))
+	done
+	for ((p = 1; p <= NPLANES; p++)); do
+		sent=$(txd s0 s1 "p$p")
+		if [ $((sent * 100)) -ge $((total * MIN_SHARE_PCT)) ]; then
+			ok "h1 p$p sent $sent of $total packets"
+		else
+			not_ok "h1 p$p sent $sent of $total packets (< $MIN_SHARE_PCT%)"
+		fi
+		for k in 1 2; do
+			sent=$(txd s0 s1 "p${p}a.l$k")
+			if [ "$sent" -gt 0 ]; then
+				ok "plane $p: link l$k carried $sent packets"
+			else
+				not_ok "plane $p: link l$k carried nothing (no ECMP inside the plane)"
+			fi
+		done
+	done
+}
+
+# h1's p$DOWN_PLANE down and up again during a transfer
+case_plane_down() {
+	xfer_gids
+	# Open-ended: the transfer runs until the test has seen p$DOWN_PLANE carry
+	# it again (a stop file), however slow the host is today.
+	bin=$(helper_path mrc_xfer)
+	rm -f "$MRC_TMP/fail.stop"
+	bg_start fail.server ip netns exec h2 "$bin" -d "$XFER_DEV_B" -g "$XFER_GID_B" \
+		-p "$XFER_TCP_PORT" --timeout "$FAIL_SECS"
+	bg_start fail.client ip netns exec h1 "$bin" -d "$XFER_DEV_A" -g "$XFER_GID_A" \
+		-p "$XFER_TCP_PORT" --timeout "$FAIL_SECS" --size "$SPRAY_SIZE" \
+		--iters "$FAIL_MAX_ITERS" --stop-file "$MRC_TMP/fail.stop" "$MGMT_B"
+	snap_planes f0
+	wait_until "p$DOWN_PLANE carries the transfer" "$CARRY_WAIT" \
+		plane_carries "$DOWN_PLANE" "${TX[f0.p$DOWN_PLANE]}"
+	run ip -n h1 link set "p$DOWN_PLANE" down
+	check "port $DOWN_PLANE DOWN in ibv_devinfo" wait_for "$WAIT_TIMEOUT" \
+		devinfo_port_is "$XFER_DEV_A" "$DOWN_PLANE" PORT_DOWN
+	snap_planes f1
+	for ((p = 1; p <= NPLANES; p++)); do
+		[ "$p" = "$DOWN_PLANE" ] && continue
+		check "p$p carries the transfer while p$DOWN_PLANE is down" \
+			wait_for "$CARRY_WAIT" plane_carries "$p" "${TX[f1.p$p]}"
+	done
+	bg_done fail.client && not_ok "the transfer ended before p$DOWN_PLANE came back"
+	run ip -n h1 link set "p$DOWN_PLANE" up
+	check "port $DOWN_PLANE ACTIVE again in ibv_devinfo" wait_for "$WAIT_TIMEOUT" \
+		devinfo_port_is "$XFER_DEV_A" "$DOWN_PLANE" PORT_ACTIVE
+	snap_planes f2
+	check "p$DOWN_PLANE carries the transfer again" \
+		wait_for "$CARRY_WAIT" plane_carries "$DOWN_PLANE" "${TX[f2.p$DOWN_PLANE]}"
+	touch "$MRC_TMP/fail.stop"
+	bg_wait fail.client "$FAIL_SECS" || not_ok "client still running"
+	bg_wait fail.server "$XFER_SLACK" || not_ok "server still running"
+	XFER_CLIENT_OUT=$(bg_out fail.client)
+	XFER_SERVER_OUT=$(bg_out fail.server)
+	cres=$(result_of "$XFER_CLIENT_OUT")
+	sres=$(result_of "$XFER_SERVER_OUT")
+	if [[ $cres == "RESULT ok "* ]] && [[ $sres == "RESULT ok "* ]]; then
+		ok "transfer across the plane failure: payload verified, no QP error: ${cres#RESULT }"
+	else
+		xfer_show
+		not_ok "transfer across the plane failure: client '$cres', server '$sres'"
+	fi
+}
+
+# h1's p$MTU_PLANE at MTU $MTU_SMALL: a path MTU that does not fit it is refused
+case_mtu() {
+	xfer_gids
+	mtu_port1=$(devinfo_active_mtu "$XFER_DEV_A" 1)
+	mtu_normal=$(ip netns exec h1 cat "/sys/class/net/p$MTU_PLANE/mtu")
+	run ip -n h1 link set "p$MTU_PLANE" mtu "$MTU_SMALL"
+	check "port $MTU_PLANE: active_mtu $MTU_IB_SMALL in ibv_devinfo" wait_for \
+		"$WAIT_TIMEOUT" active_mtu_is "$XFER_DEV_A" "$MTU_PLANE" "$MTU_IB_SMALL"
+	assert_eq "port 1: active_mtu unchanged by p$MTU_PLANE" "$mtu_port1" \
+		"$(devinfo_active_mtu "$XFER_DEV_A" 1)"
+	mtu_refused mtu_small
+	run ip -n h1 link set "p$MTU_PLANE" down
+	check "port $MTU_PLANE DOWN in ibv_devinfo" wait_for "$WAIT_TIMEOUT" \
+		devinfo_port_is "$XFER_DEV_A" "$MTU_PLANE" PORT_DOWN
+	mtu_refused mtu_small_down
+	run ip -n h1 link set "p$MTU_PLANE" mtu "$mtu_normal"
+	run ip -n h1 link set "p$MTU_PLANE" up
+	check "port $MTU_PLANE ACTIVE again in ibv_devinfo" wait_for "$WAIT_TIMEOUT" \
+		devinfo_port_is "$XFER_DEV_A" "$MTU_PLANE" PORT_ACTIVE
+	if xfer_try mtu_back "$MTU_SECS" --size 4096 --iters 1; then
+		ok "p$MTU_PLANE back at MTU $mtu_normal: ${XFER_CLIENT_RESULT#RESULT }"
+	else
+		xfer_show
+		not_ok "p$MTU_PLANE back at MTU $mtu_normal: client '$XFER_CLIENT_RESULT'"
+	fi
+}
+
+# --- main -------------------------------------------------------------------
+
+# Every case after link_add uses the 4-port devices of devices.
+mrc_case link_add case_link_add
+mrc_case devices case_devices
+mrc_case admin_state case_admin_state --after devices
+mrc_case spray case_spray --after devices
+mrc_case plane_down case_plane_down --after devices
+mrc_case mtu case_mtu --after devices
+mrc_cases_args "$@"
+
+mrc_test_init
+for tool in jq ibv_devinfo; do
+	command -v "$tool" >/dev/null || fail "$tool is not installed"
+done
+python3 -c 'import yaml' 2>/dev/null || fail "python3-yaml is needed"
+YNL_CLI=${MRC_YNL_CLI:-$MRC_SELFTEST_BIN/ynl/tools/net/ynl/cli.py}
+[ -r "$YNL_CLI" ] ||
+	fail "no YNL CLI at $YNL_CLI: run make -C tools/testing/selftests/mrc"
 
 mrc_load
 cleanup_push "$FABRIC" clean
@@ -237,12 +450,6 @@ for ((p = 1; p <= NPLANES; p++)); do
 	PLANES+=("p$p")
 done
 
-# --- 1. rdma link add, dev-new refusals ----------------------------------------
-
-log "== 1. rdma link add makes one port; dev-new refusals"
-link_add "$LINK_DEV" p1 h1
-assert_eq "ports of $LINK_DEV" 1 "$(nports_of "$LINK_DEV")"
-ok "rdma link add: $LINK_DEV has 1 port"
 # A tree whose netlink family lacks dev-new cannot make the devices.
 bounded "$CMD_TIMEOUT" ynl_in h1 --do dev-new --json '{"dev-name": "mrcX"}' ||
 	fail "hung: ynl dev-new"
@@ -251,199 +458,4 @@ if grep -qF "$ERR_EOPNOTSUPP" "$BOUNDED_OUT"; then
 	log "SKIP: the mrc netlink family has no dev-new in this tree"
 	exit "$KSFT_SKIP"
 fi
-ynl_refused h1 "$ERR_EEXIST" "a netdev already belongs to an MRC device" \
-	--do dev-new --json "{\"dev-name\": \"mrcX\",
-	\"netdev-ifindex\": [$(ifindex_in h1 p2), $(ifindex_in h1 p1)]}"
-link_del "$LINK_DEV"
-ynl_refused h1 "$ERR_EINVAL" "a netdev is named twice" \
-	--do dev-new --json "{\"dev-name\": \"mrcX\",
-	\"netdev-ifindex\": [$(ifindex_in h1 p1), $(ifindex_in h1 p1)]}"
-ynl_refused h1 "$ERR_EPROTONOSUPPORT" "MRC runs over Ethernet netdevs only" \
-	--do dev-new --json "{\"dev-name\": \"mrcX\",
-	\"netdev-ifindex\": [$(ifindex_in h1 p1), $(ifindex_in h1 lo)]}"
-link_absent mrcX || not_ok "a refused dev-new left mrcX behind"
-
-# --- 2. the 4-port devices ---------------------------------------------------
-
-log "== 2. dev-new: mrcA on h1's planes, mrcB on h2's"
-dev_new h1 "$XFER_DEV_A" "${PLANES[@]}"
-dev_new h2 "$XFER_DEV_B" "${PLANES[@]}"
-GID_A=$(gid_of_ipv4 "$HOST_A")
-GID_B=$(gid_of_ipv4 "$HOST_B")
-for dev in "$XFER_DEV_A" "$XFER_DEV_B"; do
-	assert_eq "ports of $dev" "$NPLANES" "$(nports_of "$dev")"
-	gid=$GID_A
-	[ "$dev" = "$XFER_DEV_A" ] || gid=$GID_B
-	for ((p = 1; p <= NPLANES; p++)); do
-		wait_until "$dev port $p ACTIVE" "$WAIT_TIMEOUT" \
-			port_state_eq "$dev" "$p" "$PORT_STATE_ACTIVE"
-		wait_until "$dev port $p has the host's GID" "$WAIT_TIMEOUT" \
-			port_has_gid "$dev" "$p" "$gid"
-		assert_eq "$dev port $p: netdev of the host's GID" "p$p" \
-			"$(port_gid_ndev "$dev" "$p" "$gid")"
-		assert_eq "$dev port $p: ibv_devinfo state" PORT_ACTIVE \
-			"$(devinfo_port_state "$dev" "$p")"
-	done
-	ok "$dev: $NPLANES ports, port N on pN, ACTIVE, the host's GID on each"
-done
-run ynl_in h1 --dump port-get --json "{\"dev-name\": \"$XFER_DEV_A\"}"
-got=$(jq -c '[if type == "array" then .[] else . end |
-	{"port-index", ifname, state, "admin-state"}] | sort_by(."port-index")' \
-	"$BOUNDED_OUT") || { bounded_output; fail "port-get: YNL printed no JSON"; }
-want=$(for ((p = 1; p <= NPLANES; p++)); do
-	printf '{"port-index":%d,"ifname":"p%d","state":"active","admin-state":"enabled"}\n' "$p" "$p"
-done | jq -cs .)
-if [ "$got" = "$want" ]; then
-	ok "port-get dump of $XFER_DEV_A: $got"
-else
-	not_ok "port-get dump of $XFER_DEV_A: $got, expected $want"
-fi
-
-# --- 3. port admin state -------------------------------------------------------
-
-log "== 3. port-set admin-state disabled / enabled on port $ADMIN_PORT"
-helper=$(helper_path mrc_async_helper)
-bg_start helper ip netns exec h1 env MRC_DEV="$XFER_DEV_A" MRC_IPV4="$HOST_A" \
-	"$helper" "$HELPER_TIMEOUT" PORT_ERR PORT_ACTIVE
-wait_until "helper READY" "$WAIT_TIMEOUT" file_has_line "$(bg_out helper)" READY
-run ynl_in h1 --do port-set --json "{\"dev-name\": \"$XFER_DEV_A\",
-	\"port-index\": $ADMIN_PORT, \"admin-state\": \"disabled\"}"
-check "port $ADMIN_PORT disabled: PORT_DOWN in ibv_devinfo" \
-	wait_for "$WAIT_TIMEOUT" devinfo_port_is "$XFER_DEV_A" "$ADMIN_PORT" PORT_DOWN
-check "port $ADMIN_PORT disabled: its netdev p$ADMIN_PORT is still up" \
-	ip netns exec h1 sh -c "ip link show dev p$ADMIN_PORT | grep -q 'state UP'"
-check "port $ADMIN_PORT disabled: the other ports stay ACTIVE" \
-	devinfo_port_is "$XFER_DEV_A" 1 PORT_ACTIVE
-run ynl_in h1 --do port-get --json "{\"dev-name\": \"$XFER_DEV_A\",
-	\"port-index\": $ADMIN_PORT}"
-if jq -e '."admin-state" == "disabled" and .state == "down"' "$BOUNDED_OUT" \
-	>/dev/null 2>&1; then
-	ok "port-get: admin-state disabled, state down"
-else
-	bounded_output
-	not_ok "port-get: not admin-state disabled and state down"
-fi
-run ynl_in h1 --do port-set --json "{\"dev-name\": \"$XFER_DEV_A\",
-	\"port-index\": $ADMIN_PORT, \"admin-state\": \"enabled\"}"
-check "port $ADMIN_PORT enabled: PORT_ACTIVE again" \
-	wait_for "$WAIT_TIMEOUT" devinfo_port_is "$XFER_DEV_A" "$ADMIN_PORT" PORT_ACTIVE
-if bg_wait helper "$WAIT_TIMEOUT"; then
-	check "IBV_EVENT_PORT_ERR for port $ADMIN_PORT" \
-		file_has_line "$(bg_out helper)" "EVENT PORT_ERR port $ADMIN_PORT"
-	check "IBV_EVENT_PORT_ACTIVE for port $ADMIN_PORT" \
-		file_has_line "$(bg_out helper)" "EVENT PORT_ACTIVE port $ADMIN_PORT"
-else
-	not_ok "the async helper still waits: $(cat "$(bg_out helper)")"
-	bg_kill helper
-fi
-ynl_refused h1 "$ERR_ENOENT" "the device has no such port" \
-	--do port-set --json "{\"dev-name\": \"$XFER_DEV_A\",
-	\"port-index\": $((NPLANES + 1)), \"admin-state\": \"disabled\"}"
-
-# --- 4. spraying over the planes -------------------------------------------------
-
-XFER_GID_A=$(gid_index_of "$XFER_DEV_A" "$HOST_A") ||
-	fail "no RoCE v2 GID of $HOST_A on $XFER_DEV_A port 1"
-XFER_GID_B=$(gid_index_of "$XFER_DEV_B" "$HOST_B") ||
-	fail "no RoCE v2 GID of $HOST_B on $XFER_DEV_B port 1"
-XFER_SERVER_IP=$MGMT_B
-
-log "== 4. a transfer sprays over all $NPLANES planes and both links of each"
-snap_planes s0
-xfer spray "$SPRAY_SECS" --size "$SPRAY_SIZE" --iters "$SPRAY_ITERS"
-snap_planes s1
-total=0
-for ((p = 1; p <= NPLANES; p++)); do
-	total=$((total + $(txd s0 s1 "p$p")))
-done
-for ((p = 1; p <= NPLANES; p++)); do
-	sent=$(txd s0 s1 "p$p")
-	if [ $((sent * 100)) -ge $((total * MIN_SHARE_PCT)) ]; then
-		ok "h1 p$p sent $sent of $total packets"
-	else
-		not_ok "h1 p$p sent $sent of $total packets (< $MIN_SHARE_PCT%)"
-	fi
-	for k in 1 2; do
-		sent=$(txd s0 s1 "p${p}a.l$k")
-		if [ "$sent" -gt 0 ]; then
-			ok "plane $p: link l$k carried $sent packets"
-		else
-			not_ok "plane $p: link l$k carried nothing (no ECMP inside the plane)"
-		fi
-	done
-done
-
-# --- 5. a plane goes down and comes back mid-transfer ------------------------------
-
-log "== 5. h1's p$DOWN_PLANE down and up again during a transfer"
-# Open-ended: the transfer runs until the test has seen p$DOWN_PLANE carry
-# it again (a stop file), however slow the host is today.
-bin=$(helper_path mrc_xfer)
-rm -f "$MRC_TMP/fail.stop"
-bg_start fail.server ip netns exec h2 "$bin" -d "$XFER_DEV_B" -g "$XFER_GID_B" \
-	-p "$XFER_TCP_PORT" --timeout "$FAIL_SECS"
-bg_start fail.client ip netns exec h1 "$bin" -d "$XFER_DEV_A" -g "$XFER_GID_A" \
-	-p "$XFER_TCP_PORT" --timeout "$FAIL_SECS" --size "$SPRAY_SIZE" \
-	--iters "$FAIL_MAX_ITERS" --stop-file "$MRC_TMP/fail.stop" "$MGMT_B"
-snap_planes f0
-wait_until "p$DOWN_PLANE carries the transfer" "$CARRY_WAIT" \
-	plane_carries "$DOWN_PLANE" "${TX[f0.p$DOWN_PLANE]}"
-run ip -n h1 link set "p$DOWN_PLANE" down
-check "port $DOWN_PLANE DOWN in ibv_devinfo" wait_for "$WAIT_TIMEOUT" \
-	devinfo_port_is "$XFER_DEV_A" "$DOWN_PLANE" PORT_DOWN
-snap_planes f1
-for ((p = 1; p <= NPLANES; p++)); do
-	[ "$p" = "$DOWN_PLANE" ] && continue
-	check "p$p carries the transfer while p$DOWN_PLANE is down" \
-		wait_for "$CARRY_WAIT" plane_carries "$p" "${TX[f1.p$p]}"
-done
-bg_done fail.client && not_ok "the transfer ended before p$DOWN_PLANE came back"
-run ip -n h1 link set "p$DOWN_PLANE" up
-check "port $DOWN_PLANE ACTIVE again in ibv_devinfo" wait_for "$WAIT_TIMEOUT" \
-	devinfo_port_is "$XFER_DEV_A" "$DOWN_PLANE" PORT_ACTIVE
-snap_planes f2
-check "p$DOWN_PLANE carries the transfer again" \
-	wait_for "$CARRY_WAIT" plane_carries "$DOWN_PLANE" "${TX[f2.p$DOWN_PLANE]}"
-touch "$MRC_TMP/fail.stop"
-bg_wait fail.client "$FAIL_SECS" || not_ok "client still running"
-bg_wait fail.server "$XFER_SLACK" || not_ok "server still running"
-XFER_CLIENT_OUT=$(bg_out fail.client)
-XFER_SERVER_OUT=$(bg_out fail.server)
-cres=$(result_of "$XFER_CLIENT_OUT")
-sres=$(result_of "$XFER_SERVER_OUT")
-if [[ $cres == "RESULT ok "* ]] && [[ $sres == "RESULT ok "* ]]; then
-	ok "transfer across the plane failure: payload verified, no QP error: ${cres#RESULT }"
-else
-	xfer_show
-	not_ok "transfer across the plane failure: client '$cres', server '$sres'"
-fi
-
-# --- 6. the path MTU must fit every plane ----------------------------------------
-
-log "== 6. h1's p$MTU_PLANE at MTU $MTU_SMALL: a path MTU that does not fit it is refused"
-mtu_port1=$(devinfo_active_mtu "$XFER_DEV_A" 1)
-mtu_normal=$(ip netns exec h1 cat "/sys/class/net/p$MTU_PLANE/mtu")
-run ip -n h1 link set "p$MTU_PLANE" mtu "$MTU_SMALL"
-check "port $MTU_PLANE: active_mtu $MTU_IB_SMALL in ibv_devinfo" wait_for \
-	"$WAIT_TIMEOUT" active_mtu_is "$XFER_DEV_A" "$MTU_PLANE" "$MTU_IB_SMALL"
-assert_eq "port 1: active_mtu unchanged by p$MTU_PLANE" "$mtu_port1" \
-	"$(devinfo_active_mtu "$XFER_DEV_A" 1)"
-mtu_refused mtu_small
-run ip -n h1 link set "p$MTU_PLANE" down
-check "port $MTU_PLANE DOWN in ibv_devinfo" wait_for "$WAIT_TIMEOUT" \
-	devinfo_port_is "$XFER_DEV_A" "$MTU_PLANE" PORT_DOWN
-mtu_refused mtu_small_down
-run ip -n h1 link set "p$MTU_PLANE" mtu "$mtu_normal"
-run ip -n h1 link set "p$MTU_PLANE" up
-check "port $MTU_PLANE ACTIVE again in ibv_devinfo" wait_for "$WAIT_TIMEOUT" \
-	devinfo_port_is "$XFER_DEV_A" "$MTU_PLANE" PORT_ACTIVE
-if xfer_try mtu_back "$MTU_SECS" --size 4096 --iters 1; then
-	ok "p$MTU_PLANE back at MTU $mtu_normal: ${XFER_CLIENT_RESULT#RESULT }"
-else
-	xfer_show
-	not_ok "p$MTU_PLANE back at MTU $mtu_normal: client '$XFER_CLIENT_RESULT'"
-fi
-
-[ "$NOT_OK" = 0 ] || fail "$NOT_OK assertion(s) failed"
-log "PASS"
-exit "$KSFT_PASS"
+mrc_cases_run
