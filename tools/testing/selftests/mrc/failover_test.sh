@@ -59,7 +59,6 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/xfer_lib.sh"
 # shellcheck source=SCRIPTDIR/cap_lib.sh
 . "$SELF_DIR/cap_lib.sh"
-mrc_test_init
 
 MRCCTL=${MRC_MRCCTL:-${MRC_BUILD:-$MRC_REPO/build}/tools/mrcctl}
 
@@ -119,11 +118,6 @@ OP_EP_REQUEST=0xd8
 OP_EP_RESPONSE=0xd9
 OP_SACK=0xdc
 OP_PROBE=0xde
-
-for tool in jq tcpdump python3; do
-	command -v "$tool" >/dev/null || fail "$tool is not installed"
-done
-[ -x "$MRCCTL" ] || fail "no mrcctl at $MRCCTL: run make"
 
 now_ns() { date +%s%N; }
 
@@ -268,7 +262,253 @@ all_in() {
 	done
 }
 
-# --- setup ---------------------------------------------------------------------
+# --- 1. a link inside a plane is cut ---------------------------------------------
+
+case_cut() {
+	case_what "p${CUT_PLANE}b's end of $CUT_LINK down mid-transfer"
+	PLANE_SPORTS=$(plane_sports "$CUT_PLANE")
+	cap_filter="udp dst port $MRC_DEFAULT_UDP_PORT and src host $HOST_A"
+	cap_start learn.l1 "p${CUT_PLANE}a" l1 "$cap_filter"
+	cap_start learn.l2 "p${CUT_PLANE}a" l2 "$cap_filter"
+	xfer_start cut
+	l1_0=$(tx_pkts "p${CUT_PLANE}a" l1)
+	l2_0=$(tx_pkts "p${CUT_PLANE}a" l2)
+	wait_until "both links of plane $CUT_PLANE carry $LEARN_PKTS packets" \
+		"$CARRY_WAIT" both_links_sent "$l1_0" "$l2_0"
+	cap_stop learn.l1
+	cap_stop learn.l2
+	pcap sports --src "$HOST_A" "$MRC_TMP/learn.l1.pcap"
+	ON_L1=$(awk '$1 == "sport" { print $2 }' "$BOUNDED_OUT" | paste -sd,)
+	pcap sports --src "$HOST_A" "$MRC_TMP/learn.l2.pcap"
+	ON_L2=$(awk '$1 == "sport" { print $2 }' "$BOUNDED_OUT" | paste -sd,)
+	log "    plane $CUT_PLANE's EVs on l1: $ON_L1; on l2: $ON_L2"
+	both=$(common "$ON_L1" "$ON_L2")
+	expect_eq "no EV on both links (the hash is per EV)" "" "$both"
+	expect_eq "the two links carry exactly plane $CUT_PLANE's EVs" \
+		"$(tr , '\n' <<<"$PLANE_SPORTS" | sort | paste -sd,)" \
+		"$(tr , '\n' <<<"$ON_L1,$ON_L2" | sort | paste -sd,)"
+	{ [ -n "$ON_L1" ] && [ -n "$ON_L2" ]; } ||
+		fail "the hash put all of plane $CUT_PLANE's EVs on one link: nothing to learn"
+	n_cut=$(tr , '\n' <<<"$ON_L1" | wc -l)
+
+	# Everything the checks need, little else: h1's data on the EVs of l1,
+	# every retransmission and probe from h1, every answer to a probe.
+	cap_start cut h1 any "udp dst port $MRC_DEFAULT_UDP_PORT and
+		((src host $HOST_A and ($(bpf_sports "$ON_L1") or
+		  $BPF_ACK_FLAGS & $BTH_RTX != 0 or $BPF_OP = $OP_PROBE)) or
+		 (dst host $HOST_A and $BPF_OP = $OP_SACK and
+		  $BPF_SETH_FLAGS_LO & $SETH_PR != 0))"
+	# Past the link: what of those EVs crossed it, as p${CUT_PLANE}b received it
+	# (-i any survives l1 going down; inbound: not the copy it forwards on).
+	cap_start far "p${CUT_PLANE}b" any "inbound and udp dst port $MRC_DEFAULT_UDP_PORT and
+		src host $HOST_A and ($(bpf_sports "$ON_L1"))"
+	counters_snap cut.0
+	# ip directly, not through run: under TCG run's polling alone takes ~1 s.
+	t_cut0=$(now_ns)
+	ip -n "p${CUT_PLANE}b" link set "$CUT_LINK" down || fail "could not cut $CUT_LINK"
+	t_cut1=$(now_ns)
+	log "    cut at $((SECONDS - START)) s"
+	# By their latest events, whenever: one condemned (by reordering) just
+	# before the cut may stay so through it with no event after the cut.
+	check "all $n_cut EVs over $CUT_LINK ASSUMED_BAD" \
+		wait_for "$COND_WAIT" all_in assumed-bad 0 "$ON_L1"
+	xfer_client_running cut || not_ok "the transfer ended before the EVs were condemned"
+	# Probes on them go unanswered while the link is down.
+	base=$(hwc "$XFER_DEV_A" ev_probes_sent)
+	wait_until "$DOWN_PROBES probes per condemned EV sent into the cut" "$COND_WAIT" \
+		hwc_at_least "$XFER_DEV_A" ev_probes_sent $((base + DOWN_PROBES * n_cut))
+	check "all $n_cut still ASSUMED_BAD" all_in assumed-bad 0 "$ON_L1"
+	t_up0=$(now_ns)
+	ip -n "p${CUT_PLANE}b" link set "$CUT_LINK" up || fail "could not restore $CUT_LINK"
+	log "    link back at $((SECONDS - START)) s"
+	check "all $n_cut EVs GOOD again" \
+		wait_for "$RECOVER_WAIT" all_in good "$t_up0" "$ON_L1"
+	check "$CUT_LINK carries the transfer again" carries "p${CUT_PLANE}a" l1
+	xfer_client_running cut || not_ok "the transfer ended before the EVs were used again"
+	xfer_end cut "transfer across the link cut"
+	counters_snap cut.1
+	cap_stop cut h1
+	cap_stop far
+	counters_show cut.0 cut.1 retransmits timeouts retry_exceeded ev_assumed_bad \
+		ev_recovered ev_probes_sent ev_probes_answered ev_min_active_holds
+	expect_eq "$XFER_DEV_A: no retry exceeded" 0 \
+		"$(counter_delta cut.0 cut.1 "$XFER_DEV_A" retry_exceeded)"
+	expect_eq "$XFER_DEV_A: no min-active hold" 0 \
+		"$(counter_delta cut.0 cut.1 "$XFER_DEV_A" ev_min_active_holds)"
+
+	pcap cut --cap "$MRC_TMP/cut.pcap" --far "$MRC_TMP/far.pcap" --events "$EVENTS" \
+		--src "$HOST_A" --port "$CUT_PLANE" --sports "$ON_L1" --value-base "$EV_BASE" \
+		--t-cut0 "$t_cut0" --t-cut1 "$t_cut1" --t-up0 "$t_up0"
+	cp "$BOUNDED_OUT" "$MRC_TMP/cut.results"
+	printf 't_cut0 %s\nt_cut1 %s\nt_up0 %s\nsports %s\n' "$t_cut0" "$t_cut1" "$t_up0" \
+		"$ON_L1" >>"$MRC_TMP/cut.results"
+	results "$MRC_TMP/cut.results"
+	# From here on "the cut" is where it took effect: the first packet of those
+	# EVs that did not reach p${CUT_PLANE}b (a capture there), not when the ip
+	# command began (it takes up to seconds under TCG); the EVs' changes are
+	# ordered by their kernel timestamps, on the captures' clock.
+	expect_eq "the cut took effect: a packet on $CUT_LINK lost" 1 "${R[cut_seen]}"
+	expect_eq "nothing crossed $CUT_LINK from the cut's return to the link's" 0 \
+		"${R[crossed_while_down]}"
+	expect_eq "no event dropped" 0 "${R[drops]}"
+	expect_eq "every EV over $CUT_LINK ASSUMED_BAD when the link returned" \
+		"$n_cut" "${R[condemned]}"
+	expect_eq "no GOOD for them during the cut but from a probe that crossed before it" \
+		0 "${R[good_unexplained]}"
+	expect_eq "no probe on them that did not cross the link was answered" 0 \
+		"${R[answered_lost]}"
+	expect_eq "each answered by a probe exchange on it once back" \
+		"$n_cut" "${R[answered]}"
+	expect_eq "each GOOD after that answer" "$n_cut" "${R[recovered]}"
+	expect_eq "no data packet on them from their first probe to that answer" 0 \
+		"${R[data_while_bad]}"
+	expect_eq "each carries data again after its answer" "$n_cut" "${R[used_again]}"
+	expect_num "data was lost on $CUT_LINK" "${R[lost_on_link]}" -gt 0
+	expect_eq "every PSN lost on $CUT_LINK was resent on an EV avoiding it" \
+		"${R[lost_on_link]}" "${R[lost_resent]}"
+	# The figures documented in performance.rst ("Failover").
+	log "    figures: first packet lost on $CUT_LINK -> first resend avoiding it" \
+		"${R[loss_to_first_avoiding_us]} us, -> last data packet on $CUT_LINK" \
+		"${R[loss_to_last_on_link_us]} us, -> all $n_cut EVs ASSUMED_BAD" \
+		"${R[loss_to_all_condemned_us]} us; ${R[lost_on_link]} PSNs lost;" \
+		"link back -> first packet across ${R[up_to_back_us]} us," \
+		"-> all answered ${R[up_to_all_answered_us]} us;" \
+		"${R[spurious]} other EVs of plane $CUT_PLANE condemned meanwhile;" \
+		"the cut command took ${R[cut_cmd_us]} us and took effect" \
+		"${R[cut_effect_us]} us after it began"
+}
+
+# --- 2. Port Status Update ---------------------------------------------------------
+
+case_psu() {
+	case_what "mrcB reports its port $PSU_PORT down, then up"
+	psu_sports=$(plane_sports "$PSU_PORT")
+	# Every data packet of h1's: the window skips the batch in flight.
+	cap_start psu h1 any "udp dst port $MRC_DEFAULT_UDP_PORT and
+		((src host $HOST_A and
+		  (($BPF_OP >= $OP_WRITE_FIRST and $BPF_OP <= $OP_WRITE_LAST) or
+		   $BPF_OP = $OP_PROBE)) or
+		 $BPF_OP = $OP_EP_REQUEST or $BPF_OP = $OP_EP_RESPONSE)"
+	xfer_start psu
+	check "p$PSU_PORT carries the transfer" carries h1 "p$PSU_PORT"
+	# psu_send STATUS: mrcB's Port Status Update to mrcA, answered.
+	psu_send() {
+		run mrcctl_in h2 -j ep port-status "$XFER_DEV_B" timeout "$PSU_TIMEOUT_NS" \
+			sgid "$HOST_B" dgid "$HOST_A" port "$PSU_SGID_PORT" ev "$PSU_EV" \
+			status "$1"
+		if jq -e 'length == 1 and (.[0]."timed-out" | not)' "$BOUNDED_OUT" \
+			>/dev/null; then
+			ok "port-status $1 answered: $(tr -d '\n' <"$BOUNDED_OUT")"
+		else
+			bounded_output
+			not_ok "port-status $1 not answered"
+		fi
+	}
+	psu_send $((1 << PSU_PORT))
+	wait_until "a peer-status-event on h1" "$WAIT_TIMEOUT" \
+		grep -q '"event":"peer-status-event".*"port-status":'$((1 << PSU_PORT)) "$EVENTS"
+	for ((p = 1; p <= NPLANES; p++)); do
+		[ "$p" = "$PSU_PORT" ] && continue
+		check "p$p carries the transfer while port $PSU_PORT is reported down" \
+			carries h1 "p$p"
+	done
+	psu_send 0
+	check "p$PSU_PORT carries the transfer again" carries h1 "p$PSU_PORT"
+	xfer_end psu "transfer across the port status updates"
+	cap_stop psu h1
+	pcap ep --cap "$MRC_TMP/psu.pcap" --src "$HOST_A" --dst "$HOST_B"
+	# ep TIME OPCODE OP STATUS ID from SRC: the response to the first update,
+	# the arrival of the second.
+	t_from=$(awk -v a="$HOST_A" -v st=$((1 << PSU_PORT)) \
+		'$3 == "0xd9" && $4 == 0 && $5 == st && $8 == a { print $2; exit }' "$BOUNDED_OUT")
+	t_to=$(awk -v b="$HOST_B" \
+		'$3 == "0xd8" && $4 == 0 && $5 == 0 && $8 == b { print $2; exit }' "$BOUNDED_OUT")
+	if [ -z "$t_from" ] || [ -z "$t_to" ]; then
+		bounded_output
+		not_ok "the capture lacks the updates' exchange"
+	else
+		pcap window --cap "$MRC_TMP/psu.pcap" --src "$HOST_A" --from "$t_from" \
+			--to "$t_to" --sports "$psu_sports" --settle "$REQ_BATCH"
+		results "$BOUNDED_OUT"
+		expect_num "port $PSU_PORT's EVs carried data before the update" \
+			"${R[before]}" -gt 0
+		expect_eq "no packet on port $PSU_PORT's EVs while reported down" 0 "${R[inside]}"
+		expect_num "port $PSU_PORT's EVs carry data after the clearing update" \
+			"${R[after]}" -gt 0
+	fi
+}
+
+# --- 3. DENIED ---------------------------------------------------------------------
+
+case_denied() {
+	case_what "EV $DENY_EARLY denied before the transfer, EV $DENY_LATE during it"
+	ev_value() { printf '0x%02x\n' "$1"; }
+	early=$(ev_sport "$DENY_EARLY")
+	late=$(ev_sport "$DENY_LATE")
+	{ [ "$(ev_port "$DENY_EARLY")" = 1 ] && [ "$(ev_port "$DENY_LATE")" = 1 ]; } ||
+		fail "the denied EVs must be port 1's"
+	run mrcctl_in h1 ev deny "$XFER_DEV_A" id "$EVP" ev "$(ev_value "$DENY_EARLY")" port 1
+	run mrcctl_in h1 -j ev query "$XFER_DEV_A" id "$EVP" ev "$(ev_value "$DENY_EARLY")" port 1
+	reads_denied() { jq -e '.[0].state == "denied"' "$BOUNDED_OUT" >/dev/null; }
+	check "EV $DENY_EARLY reads denied" reads_denied
+	cap_start denied h1 any "udp dst port $MRC_DEFAULT_UDP_PORT and src host $HOST_A and
+		(($BPF_OP >= $OP_WRITE_FIRST and $BPF_OP <= $OP_WRITE_LAST) or
+		 $BPF_OP = $OP_PROBE)"
+	t_start=$(now_ns)
+	xfer_start denied
+	check "p1 carries the transfer" carries h1 p1
+	run mrcctl_in h1 ev deny "$XFER_DEV_A" id "$EVP" ev "$(ev_value "$DENY_LATE")" port 1
+	t_late=$(now_ns)
+	check "p1 carries the transfer with EVs $DENY_EARLY and $DENY_LATE denied" \
+		carries h1 p1
+	run mrcctl_in h1 -j qp show "$XFER_DEV_A"
+	expect_eq "the QP's usable EVs" $((EV_COUNT - 2)) \
+		"$(jq '[.[] | ."ev-usable"] | max' "$BOUNDED_OUT")"
+	t_allow=$(now_ns)
+	run mrcctl_in h1 ev allow "$XFER_DEV_A" id "$EVP" ev "$(ev_value "$DENY_EARLY")" \
+		port 1 ev "$(ev_value "$DENY_LATE")" port 1
+	check "p1 carries the transfer with both allowed" carries h1 p1
+	check "p1 carries more" carries h1 p1
+	xfer_end denied "transfer with denied EVs"
+	cap_stop denied h1
+	pcap window --cap "$MRC_TMP/denied.pcap" --src "$HOST_A" --from "$t_start" \
+		--to "$t_allow" --sports "$early"
+	results "$BOUNDED_OUT"
+	expect_eq "EV $DENY_EARLY (denied first) never used until allowed" 0 "${R[inside]}"
+	expect_num "EV $DENY_EARLY used once allowed" "${R[after]}" -gt 0
+	pcap window --cap "$MRC_TMP/denied.pcap" --src "$HOST_A" --from "$t_late" \
+		--to "$t_allow" --sports "$late" --settle "$REQ_BATCH"
+	results "$BOUNDED_OUT"
+	expect_num "EV $DENY_LATE used before denied" "${R[before]}" -gt 0
+	expect_eq "EV $DENY_LATE never used while denied" 0 "${R[inside]}"
+	expect_num "EV $DENY_LATE used once allowed" "${R[after]}" -gt 0
+	check "the controller's deny of EV $DENY_LATE sent an ev-event" \
+		grep -q '"value":"'"$(ev_value "$DENY_LATE")"'","port":1,"state":"denied".*"reason":"controller"' "$EVENTS"
+}
+
+# --- no retry exceeded -------------------------------------------------------------
+
+case_no_retry_exceeded() {
+	counters_snap all.1
+	expect_eq "$XFER_DEV_A: no retry exceeded in the whole test" 0 \
+		"$(counter_delta all.0 all.1 "$XFER_DEV_A" retry_exceeded)"
+}
+
+# --- main -------------------------------------------------------------------------
+
+# Each case runs its own transfer; no_retry_exceeded looks at every case
+# that ran before it (the setup's snapshot all.0).
+mrc_case cut case_cut
+mrc_case psu case_psu
+mrc_case denied case_denied
+mrc_case no_retry_exceeded case_no_retry_exceeded
+mrc_cases_args "$@"
+
+mrc_test_init
+for tool in jq tcpdump python3; do
+	command -v "$tool" >/dev/null || fail "$tool is not installed"
+done
+[ -x "$MRCCTL" ] || fail "no mrcctl at $MRCCTL: run make"
 
 START=$SECONDS
 mrc_load
@@ -327,228 +567,5 @@ wait_until "mrcctl monitor subscribed" "$WAIT_TIMEOUT" \
 	file_has_line "$EVENTS" "mrcctl: monitoring ev ep"
 counters_snap all.0
 
-# --- 1. a link inside a plane is cut ---------------------------------------------
-
-case_begin cut "p${CUT_PLANE}b's end of $CUT_LINK down mid-transfer"
-PLANE_SPORTS=$(plane_sports "$CUT_PLANE")
-cap_filter="udp dst port $MRC_DEFAULT_UDP_PORT and src host $HOST_A"
-cap_start learn.l1 "p${CUT_PLANE}a" l1 "$cap_filter"
-cap_start learn.l2 "p${CUT_PLANE}a" l2 "$cap_filter"
-xfer_start cut
-l1_0=$(tx_pkts "p${CUT_PLANE}a" l1)
-l2_0=$(tx_pkts "p${CUT_PLANE}a" l2)
-wait_until "both links of plane $CUT_PLANE carry $LEARN_PKTS packets" \
-	"$CARRY_WAIT" both_links_sent "$l1_0" "$l2_0"
-cap_stop learn.l1
-cap_stop learn.l2
-pcap sports --src "$HOST_A" "$MRC_TMP/learn.l1.pcap"
-ON_L1=$(awk '$1 == "sport" { print $2 }' "$BOUNDED_OUT" | paste -sd,)
-pcap sports --src "$HOST_A" "$MRC_TMP/learn.l2.pcap"
-ON_L2=$(awk '$1 == "sport" { print $2 }' "$BOUNDED_OUT" | paste -sd,)
-log "    plane $CUT_PLANE's EVs on l1: $ON_L1; on l2: $ON_L2"
-both=$(common "$ON_L1" "$ON_L2")
-expect_eq "no EV on both links (the hash is per EV)" "" "$both"
-expect_eq "the two links carry exactly plane $CUT_PLANE's EVs" \
-	"$(tr , '\n' <<<"$PLANE_SPORTS" | sort | paste -sd,)" \
-	"$(tr , '\n' <<<"$ON_L1,$ON_L2" | sort | paste -sd,)"
-{ [ -n "$ON_L1" ] && [ -n "$ON_L2" ]; } ||
-	fail "the hash put all of plane $CUT_PLANE's EVs on one link: nothing to learn"
-n_cut=$(tr , '\n' <<<"$ON_L1" | wc -l)
-
-# Everything the checks need, little else: h1's data on the EVs of l1,
-# every retransmission and probe from h1, every answer to a probe.
-cap_start cut h1 any "udp dst port $MRC_DEFAULT_UDP_PORT and
-	((src host $HOST_A and ($(bpf_sports "$ON_L1") or
-	  $BPF_ACK_FLAGS & $BTH_RTX != 0 or $BPF_OP = $OP_PROBE)) or
-	 (dst host $HOST_A and $BPF_OP = $OP_SACK and
-	  $BPF_SETH_FLAGS_LO & $SETH_PR != 0))"
-# Past the link: what of those EVs crossed it, as p${CUT_PLANE}b received it
-# (-i any survives l1 going down; inbound: not the copy it forwards on).
-cap_start far "p${CUT_PLANE}b" any "inbound and udp dst port $MRC_DEFAULT_UDP_PORT and
-	src host $HOST_A and ($(bpf_sports "$ON_L1"))"
-counters_snap cut.0
-# ip directly, not through run: under TCG run's polling alone takes ~1 s.
-t_cut0=$(now_ns)
-ip -n "p${CUT_PLANE}b" link set "$CUT_LINK" down || fail "could not cut $CUT_LINK"
-t_cut1=$(now_ns)
-log "    cut at $((SECONDS - START)) s"
-# By their latest events, whenever: one condemned (by reordering) just
-# before the cut may stay so through it with no event after the cut.
-check "all $n_cut EVs over $CUT_LINK ASSUMED_BAD" \
-	wait_for "$COND_WAIT" all_in assumed-bad 0 "$ON_L1"
-xfer_client_running cut || not_ok "the transfer ended before the EVs were condemned"
-# Probes on them go unanswered while the link is down.
-base=$(hwc "$XFER_DEV_A" ev_probes_sent)
-wait_until "$DOWN_PROBES probes per condemned EV sent into the cut" "$COND_WAIT" \
-	hwc_at_least "$XFER_DEV_A" ev_probes_sent $((base + DOWN_PROBES * n_cut))
-check "all $n_cut still ASSUMED_BAD" all_in assumed-bad 0 "$ON_L1"
-t_up0=$(now_ns)
-ip -n "p${CUT_PLANE}b" link set "$CUT_LINK" up || fail "could not restore $CUT_LINK"
-log "    link back at $((SECONDS - START)) s"
-check "all $n_cut EVs GOOD again" \
-	wait_for "$RECOVER_WAIT" all_in good "$t_up0" "$ON_L1"
-check "$CUT_LINK carries the transfer again" carries "p${CUT_PLANE}a" l1
-xfer_client_running cut || not_ok "the transfer ended before the EVs were used again"
-xfer_end cut "transfer across the link cut"
-counters_snap cut.1
-cap_stop cut h1
-cap_stop far
-counters_show cut.0 cut.1 retransmits timeouts retry_exceeded ev_assumed_bad \
-	ev_recovered ev_probes_sent ev_probes_answered ev_min_active_holds
-expect_eq "$XFER_DEV_A: no retry exceeded" 0 \
-	"$(counter_delta cut.0 cut.1 "$XFER_DEV_A" retry_exceeded)"
-expect_eq "$XFER_DEV_A: no min-active hold" 0 \
-	"$(counter_delta cut.0 cut.1 "$XFER_DEV_A" ev_min_active_holds)"
-
-pcap cut --cap "$MRC_TMP/cut.pcap" --far "$MRC_TMP/far.pcap" --events "$EVENTS" \
-	--src "$HOST_A" --port "$CUT_PLANE" --sports "$ON_L1" --value-base "$EV_BASE" \
-	--t-cut0 "$t_cut0" --t-cut1 "$t_cut1" --t-up0 "$t_up0"
-cp "$BOUNDED_OUT" "$MRC_TMP/cut.results"
-printf 't_cut0 %s\nt_cut1 %s\nt_up0 %s\nsports %s\n' "$t_cut0" "$t_cut1" "$t_up0" \
-	"$ON_L1" >>"$MRC_TMP/cut.results"
-results "$MRC_TMP/cut.results"
-# From here on "the cut" is where it took effect: the first packet of those
-# EVs that did not reach p${CUT_PLANE}b (a capture there), not when the ip
-# command began (it takes up to seconds under TCG); the EVs' changes are
-# ordered by their kernel timestamps, on the captures' clock.
-expect_eq "the cut took effect: a packet on $CUT_LINK lost" 1 "${R[cut_seen]}"
-expect_eq "nothing crossed $CUT_LINK from the cut's return to the link's" 0 \
-	"${R[crossed_while_down]}"
-expect_eq "no event dropped" 0 "${R[drops]}"
-expect_eq "every EV over $CUT_LINK ASSUMED_BAD when the link returned" \
-	"$n_cut" "${R[condemned]}"
-expect_eq "no GOOD for them during the cut but from a probe that crossed before it" \
-	0 "${R[good_unexplained]}"
-expect_eq "no probe on them that did not cross the link was answered" 0 \
-	"${R[answered_lost]}"
-expect_eq "each answered by a probe exchange on it once back" \
-	"$n_cut" "${R[answered]}"
-expect_eq "each GOOD after that answer" "$n_cut" "${R[recovered]}"
-expect_eq "no data packet on them from their first probe to that answer" 0 \
-	"${R[data_while_bad]}"
-expect_eq "each carries data again after its answer" "$n_cut" "${R[used_again]}"
-expect_num "data was lost on $CUT_LINK" "${R[lost_on_link]}" -gt 0
-expect_eq "every PSN lost on $CUT_LINK was resent on an EV avoiding it" \
-	"${R[lost_on_link]}" "${R[lost_resent]}"
-# The figures documented in performance.rst ("Failover").
-log "    figures: first packet lost on $CUT_LINK -> first resend avoiding it" \
-	"${R[loss_to_first_avoiding_us]} us, -> last data packet on $CUT_LINK" \
-	"${R[loss_to_last_on_link_us]} us, -> all $n_cut EVs ASSUMED_BAD" \
-	"${R[loss_to_all_condemned_us]} us; ${R[lost_on_link]} PSNs lost;" \
-	"link back -> first packet across ${R[up_to_back_us]} us," \
-	"-> all answered ${R[up_to_all_answered_us]} us;" \
-	"${R[spurious]} other EVs of plane $CUT_PLANE condemned meanwhile;" \
-	"the cut command took ${R[cut_cmd_us]} us and took effect" \
-	"${R[cut_effect_us]} us after it began"
-
-# --- 2. Port Status Update ---------------------------------------------------------
-
-case_begin psu "mrcB reports its port $PSU_PORT down, then up"
-psu_sports=$(plane_sports "$PSU_PORT")
-# Every data packet of h1's: the window skips the batch in flight.
-cap_start psu h1 any "udp dst port $MRC_DEFAULT_UDP_PORT and
-	((src host $HOST_A and
-	  (($BPF_OP >= $OP_WRITE_FIRST and $BPF_OP <= $OP_WRITE_LAST) or
-	   $BPF_OP = $OP_PROBE)) or
-	 $BPF_OP = $OP_EP_REQUEST or $BPF_OP = $OP_EP_RESPONSE)"
-xfer_start psu
-check "p$PSU_PORT carries the transfer" carries h1 "p$PSU_PORT"
-# psu_send STATUS: mrcB's Port Status Update to mrcA, answered.
-psu_send() {
-	run mrcctl_in h2 -j ep port-status "$XFER_DEV_B" timeout "$PSU_TIMEOUT_NS" \
-		sgid "$HOST_B" dgid "$HOST_A" port "$PSU_SGID_PORT" ev "$PSU_EV" \
-		status "$1"
-	if jq -e 'length == 1 and (.[0]."timed-out" | not)' "$BOUNDED_OUT" \
-		>/dev/null; then
-		ok "port-status $1 answered: $(tr -d '\n' <"$BOUNDED_OUT")"
-	else
-		bounded_output
-		not_ok "port-status $1 not answered"
-	fi
-}
-psu_send $((1 << PSU_PORT))
-wait_until "a peer-status-event on h1" "$WAIT_TIMEOUT" \
-	grep -q '"event":"peer-status-event".*"port-status":'$((1 << PSU_PORT)) "$EVENTS"
-for ((p = 1; p <= NPLANES; p++)); do
-	[ "$p" = "$PSU_PORT" ] && continue
-	check "p$p carries the transfer while port $PSU_PORT is reported down" \
-		carries h1 "p$p"
-done
-psu_send 0
-check "p$PSU_PORT carries the transfer again" carries h1 "p$PSU_PORT"
-xfer_end psu "transfer across the port status updates"
-cap_stop psu h1
-pcap ep --cap "$MRC_TMP/psu.pcap" --src "$HOST_A" --dst "$HOST_B"
-# ep TIME OPCODE OP STATUS ID from SRC: the response to the first update,
-# the arrival of the second.
-t_from=$(awk -v a="$HOST_A" -v st=$((1 << PSU_PORT)) \
-	'$3 == "0xd9" && $4 == 0 && $5 == st && $8 == a { print $2; exit }' "$BOUNDED_OUT")
-t_to=$(awk -v b="$HOST_B" \
-	'$3 == "0xd8" && $4 == 0 && $5 == 0 && $8 == b { print $2; exit }' "$BOUNDED_OUT")
-if [ -z "$t_from" ] || [ -z "$t_to" ]; then
-	bounded_output
-	not_ok "the capture lacks the updates' exchange"
-else
-	pcap window --cap "$MRC_TMP/psu.pcap" --src "$HOST_A" --from "$t_from" \
-		--to "$t_to" --sports "$psu_sports" --settle "$REQ_BATCH"
-	results "$BOUNDED_OUT"
-	expect_num "port $PSU_PORT's EVs carried data before the update" \
-		"${R[before]}" -gt 0
-	expect_eq "no packet on port $PSU_PORT's EVs while reported down" 0 "${R[inside]}"
-	expect_num "port $PSU_PORT's EVs carry data after the clearing update" \
-		"${R[after]}" -gt 0
-fi
-
-# --- 3. DENIED ---------------------------------------------------------------------
-
-case_begin denied "EV $DENY_EARLY denied before the transfer, EV $DENY_LATE during it"
-ev_value() { printf '0x%02x\n' "$1"; }
-early=$(ev_sport "$DENY_EARLY")
-late=$(ev_sport "$DENY_LATE")
-{ [ "$(ev_port "$DENY_EARLY")" = 1 ] && [ "$(ev_port "$DENY_LATE")" = 1 ]; } ||
-	fail "the denied EVs must be port 1's"
-run mrcctl_in h1 ev deny "$XFER_DEV_A" id "$EVP" ev "$(ev_value "$DENY_EARLY")" port 1
-run mrcctl_in h1 -j ev query "$XFER_DEV_A" id "$EVP" ev "$(ev_value "$DENY_EARLY")" port 1
-reads_denied() { jq -e '.[0].state == "denied"' "$BOUNDED_OUT" >/dev/null; }
-check "EV $DENY_EARLY reads denied" reads_denied
-cap_start denied h1 any "udp dst port $MRC_DEFAULT_UDP_PORT and src host $HOST_A and
-	(($BPF_OP >= $OP_WRITE_FIRST and $BPF_OP <= $OP_WRITE_LAST) or
-	 $BPF_OP = $OP_PROBE)"
-t_start=$(now_ns)
-xfer_start denied
-check "p1 carries the transfer" carries h1 p1
-run mrcctl_in h1 ev deny "$XFER_DEV_A" id "$EVP" ev "$(ev_value "$DENY_LATE")" port 1
-t_late=$(now_ns)
-check "p1 carries the transfer with EVs $DENY_EARLY and $DENY_LATE denied" \
-	carries h1 p1
-run mrcctl_in h1 -j qp show "$XFER_DEV_A"
-expect_eq "the QP's usable EVs" $((EV_COUNT - 2)) \
-	"$(jq '[.[] | ."ev-usable"] | max' "$BOUNDED_OUT")"
-t_allow=$(now_ns)
-run mrcctl_in h1 ev allow "$XFER_DEV_A" id "$EVP" ev "$(ev_value "$DENY_EARLY")" \
-	port 1 ev "$(ev_value "$DENY_LATE")" port 1
-check "p1 carries the transfer with both allowed" carries h1 p1
-check "p1 carries more" carries h1 p1
-xfer_end denied "transfer with denied EVs"
-cap_stop denied h1
-pcap window --cap "$MRC_TMP/denied.pcap" --src "$HOST_A" --from "$t_start" \
-	--to "$t_allow" --sports "$early"
-results "$BOUNDED_OUT"
-expect_eq "EV $DENY_EARLY (denied first) never used until allowed" 0 "${R[inside]}"
-expect_num "EV $DENY_EARLY used once allowed" "${R[after]}" -gt 0
-pcap window --cap "$MRC_TMP/denied.pcap" --src "$HOST_A" --from "$t_late" \
-	--to "$t_allow" --sports "$late" --settle "$REQ_BATCH"
-results "$BOUNDED_OUT"
-expect_num "EV $DENY_LATE used before denied" "${R[before]}" -gt 0
-expect_eq "EV $DENY_LATE never used while denied" 0 "${R[inside]}"
-expect_num "EV $DENY_LATE used once allowed" "${R[after]}" -gt 0
-check "the controller's deny of EV $DENY_LATE sent an ev-event" \
-	grep -q '"value":"'"$(ev_value "$DENY_LATE")"'","port":1,"state":"denied".*"reason":"controller"' "$EVENTS"
-
-counters_snap all.1
-expect_eq "$XFER_DEV_A: no retry exceeded in the whole test" 0 \
-	"$(counter_delta all.0 all.1 "$XFER_DEV_A" retry_exceeded)"
+mrc_cases_run
 log "run time $((SECONDS - START)) s"
-[ "$NOT_OK" = 0 ] || fail "$NOT_OK assertion(s) failed"
-log "PASS"
-exit "$KSFT_PASS"
