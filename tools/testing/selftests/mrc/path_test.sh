@@ -62,7 +62,6 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/cap_lib.sh"
 # shellcheck source=SCRIPTDIR/pkt_lib.sh
 . "$SELF_DIR/pkt_lib.sh"
-mrc_test_init
 
 WS_DIR=$MRC_REPO/tools/wireshark
 PKT_TOOL=$SELF_DIR/crafted_pkt.py
@@ -134,13 +133,6 @@ ECN_RED_MAX=9000
 ECN_RED_AVPKT=1100
 ECN_RED_BURST=6		# >= (2 min + max) / (3 avpkt)
 
-for tool in tshark tcpdump mergecap tc ping; do
-	command -v "$tool" >/dev/null || fail "$tool is not installed"
-done
-[ -r "$PKT_TOOL" ] || fail "$PKT_TOOL missing"
-# Hermetic: no user preferences, and a writable home for tshark.
-export HOME=$MRC_TMP
-
 # --- helpers ----------------------------------------------------------------------
 #
 # Results: case_begin, ok, not_ok, expect_* (lib.sh).  tc in fw: fw,
@@ -210,7 +202,7 @@ server_qpns() {
 case_selective_repeat() {
 	local drop_psn=$(((SR_PSN + SR_DROP_OFFSET) & PSN_MASK)) mtu npkts d
 
-	case_begin selective_repeat "one data packet dropped once, PSN $drop_psn"
+	case_what "one data packet dropped once, PSN $drop_psn"
 	# Exact retransmission counts: no spurious expiry from a descheduled
 	# vCPU may add to them (xfer_lib.sh, XFER_LOSSLESS_PARAMS).
 	param_set rto_min_us "$SR_RTO_MIN_US"
@@ -359,7 +351,7 @@ case_window() {
 	local cack=$(((WIN_PSN - 1 + edge) & PSN_MASK))
 	local inj_psn=$(((cack + WIN_MPR) & PSN_MASK)) hold_end base
 
-	case_begin window "MPR $WIN_MPR PSNs, SACKs blackholed, start PSN $WIN_PSN"
+	case_what "MPR $WIN_MPR PSNs, SACKs blackholed, start PSN $WIN_PSN"
 	param_set mpr_units "$WIN_MPR_UNITS"
 	param_set max_inflight "$WIN_MAX_INFLIGHT"
 	param_set rto_min_us "$SLOW_RTO_MIN_US"
@@ -501,7 +493,7 @@ case_window() {
 case_probe() {
 	local base late sacked
 
-	case_begin probe "all h2 -> h1 MRC packets blackholed past an RTO"
+	case_what "all h2 -> h1 MRC packets blackholed past an RTO"
 	param_set rto_min_us "$SLOW_RTO_MIN_US"
 	cleanup_push tc_clear "$CTL_LINK"
 	tc_drop "$CTL_LINK"
@@ -619,7 +611,7 @@ case_probe() {
 # --- 4: ECN -----------------------------------------------------------------------------
 
 case_ecn() {
-	case_begin ecn "MRC through tbf $ECN_RATE + red ecn on fw $DATA_LINK"
+	case_what "MRC through tbf $ECN_RATE + red ecn on fw $DATA_LINK"
 	cleanup_push tc_clear "$DATA_LINK"
 	fw tc qdisc add dev "$DATA_LINK" root handle 1: prio bands "$ECN_BANDS"
 	fw tc qdisc add dev "$DATA_LINK" parent "1:$ECN_MRC_BAND" handle 30: \
@@ -704,15 +696,21 @@ case_ecn() {
 
 # --- main --------------------------------------------------------------------------------
 
+mrc_case selective_repeat case_selective_repeat
+mrc_case window case_window
+mrc_case probe case_probe
+mrc_case ecn case_ecn
+mrc_cases_args "$@"
+
+mrc_test_init
+for tool in tshark tcpdump mergecap tc ping; do
+	command -v "$tool" >/dev/null || fail "$tool is not installed"
+done
+[ -r "$PKT_TOOL" ] || fail "$PKT_TOOL missing"
+# Hermetic: no user preferences, and a writable home for tshark.
+export HOME=$MRC_TMP
+
 START=$SECONDS
 xfer_fabric routed
-case_selective_repeat
-case_window
-case_probe
-case_ecn
+mrc_cases_run
 log "run time $((SECONDS - START)) s"
-if [ "$NOT_OK" -ne 0 ]; then
-	log "FAIL: $NOT_OK assertions not ok"
-	exit "$KSFT_FAIL"
-fi
-log "PASS"
