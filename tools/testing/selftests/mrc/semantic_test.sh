@@ -49,7 +49,6 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/xfer_lib.sh"
 # shellcheck source=SCRIPTDIR/cap_lib.sh
 . "$SELF_DIR/cap_lib.sh"
-mrc_test_init
 
 WS_DIR=$MRC_REPO/tools/wireshark
 KIB=1024
@@ -106,12 +105,6 @@ QUIET_REQUIRED=(retransmits fast_retransmits timeout_retransmits timeouts
 	retry_exceeded nacks_sent nacks_rcvd naks_sent naks_rcvd duplicates
 	out_of_window drop_bad_icrc remote_access_errors probes_sent
 	probes_rcvd)
-
-for tool in tshark tcpdump; do
-	command -v "$tool" >/dev/null || fail "$tool is not installed"
-done
-# Hermetic: no user preferences, and a writable home for tshark.
-export HOME=$MRC_TMP
 
 # client_says LINE: mrc_xfer's client printed exactly "mrc_xfer: LINE".
 client_says() {
@@ -182,7 +175,7 @@ case_bad_rkey() {
 	local bad_rkey summary=$MRC_TMP/badrkey.summary key value
 	local -A S=()
 
-	log "== 1. WR1 good, WR2 bad rkey, WR3 good; capture on h1"
+	case_what "1. WR1 good, WR2 bad rkey, WR3 good; capture on h1"
 	capture_start "$pcap"
 	counters_snap badrkey.0
 	xfer badrkey "$XFER_SECS" --bad-rkey-middle --size "$BADRKEY_SIZE" \
@@ -203,7 +196,7 @@ case_bad_rkey() {
 		"$XFER_CLIENT_OUT")
 	[ -n "$bad_rkey" ] || fail "no 'WR2 rkey' line in the client's output"
 
-	log "== decoding the capture with tshark -X lua_script:mrc.lua"
+	log "    decoding the capture with tshark -X lua_script:mrc.lua"
 	bounded "$TSHARK_SECS" semantic_fields "$pcap" "$fields" ||
 		fail "tshark did not finish in ${TSHARK_SECS}s"
 	if [ "$BOUNDED_RC" -ne 0 ]; then
@@ -378,7 +371,7 @@ no_drop_sacks() {
 
 case_nak_first() {
 	local dropped
-	log "== 1b. WR1 good, WR2 bad rkey, WR3 good; every SACK from $XFER_DEV_B dropped"
+	case_what "1b. WR1 good, WR2 bad rkey, WR3 good; every SACK from $XFER_DEV_B dropped"
 	cleanup_push no_drop_sacks
 	drop_sacks
 	counters_snap nakfirst.0
@@ -402,7 +395,7 @@ case_straddle() {
 	local name=$1 size=$2 offset=$3 mtu inside past landed whole
 	inside=$((size - size / 3))
 	past=$((size / 3))
-	log "== 2. $name: $size bytes from MR end - $inside ($past past the end), MR at page offset $offset"
+	case_what "2. $name: $size bytes from MR end - $inside ($past past the end), MR at page offset $offset"
 	XFER_SERVER_OPTS=(--offset "$offset")
 	counters_snap "$name.0"
 	xfer "$name" "$XFER_SECS" --straddle --size "$size"
@@ -431,7 +424,7 @@ case_lossless() {
 	local name=$1 size=$2 iters=$3 mtu want dev counter d sent rcvd
 	local -a quiet=() moved=()
 	shift 3
-	log "== 3. $name: $iters x $size bytes, lossless ${*:-(plain WRITE)}"
+	case_what "3. $name: $iters x $size bytes, lossless ${*:-(plain WRITE)}"
 	counters_snap "$name.0"
 	xfer "$name" "$XFER_SECS" --size "$size" --iters "$iters" "$@"
 	counters_snap "$name.1"
@@ -466,47 +459,29 @@ case_lossless() {
 
 # --- main -----------------------------------------------------------------
 
+# Each case is one mrc_xfer run (and its capture) on the shared fabric.
+for spec in "${LOSSLESS_RUNS[@]}"; do
+	# shellcheck disable=SC2086 # the spec's words are the arguments
+	mrc_case "${spec%% *}" case_lossless $spec
+done
+mrc_case bad_rkey case_bad_rkey
+mrc_case nak_first case_nak_first
+for spec in "${STRADDLES[@]}"; do
+	# shellcheck disable=SC2086
+	mrc_case "${spec%% *}" case_straddle $spec
+done
+mrc_cases_args "$@"
+
+mrc_test_init
+for tool in tshark tcpdump; do
+	command -v "$tool" >/dev/null || fail "$tool is not installed"
+done
+# Hermetic: no user preferences, and a writable home for tshark.
+export HOME=$MRC_TMP
+
 # Case 3 asserts that nothing is retransmitted: the RTO floor of lossless
 # tests (xfer_lib.sh), so that a vCPU the host deschedules for more than
 # the default 1 ms does not look like loss.  Cases 1 and 2 use no timer.
 XFER_MODULE_PARAMS=("${XFER_LOSSLESS_PARAMS[@]}")
 xfer_fabric hosts
-
-FAILED=()
-
-# run_case NAME FUNCTION [ARG...]: one case in a subshell, so that a
-# failing case does not keep the others from running; its own cleanups
-# (a capture still running) run when it ends.  errexit holds inside: the
-# subshell is not in a condition.
-run_case() {
-	local name=$1 start=$SECONDS rc
-	shift
-	set +e
-	(
-		set -e
-		MRC_CLEANUPS=()
-		trap mrc_run_cleanups EXIT
-		"$@"
-	)
-	rc=$?
-	set -e
-	if [ "$rc" -eq 0 ]; then
-		log "ok case $name ($((SECONDS - start))s)"
-	else
-		log "not ok case $name ($((SECONDS - start))s)"
-		FAILED+=("$name")
-	fi
-}
-
-for spec in "${LOSSLESS_RUNS[@]}"; do
-	# shellcheck disable=SC2086 # the spec's words are the arguments
-	run_case "${spec%% *}" case_lossless $spec
-done
-run_case bad_rkey case_bad_rkey
-run_case nak_first case_nak_first
-for spec in "${STRADDLES[@]}"; do
-	# shellcheck disable=SC2086
-	run_case "${spec%% *}" case_straddle $spec
-done
-[ ${#FAILED[@]} -eq 0 ] || fail "cases failed: ${FAILED[*]}"
-log "PASS"
+mrc_cases_run
