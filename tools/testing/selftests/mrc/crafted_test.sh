@@ -37,7 +37,6 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/lib.sh"
 # shellcheck source=SCRIPTDIR/pkt_lib.sh
 . "$SELF_DIR/pkt_lib.sh"
-mrc_test_init
 
 FABRIC=$MRC_REPO/scripts/fabric
 PKT_TOOL=$SELF_DIR/crafted_pkt.py
@@ -191,7 +190,8 @@ declare -A TGT=()
 target_start() {
 	local fifo line
 	TGT_SEQ=$((TGT_SEQ + 1))
-	TGT_NAME=target$TGT_SEQ
+	# Named by the case subshell too: they all count from the same SEQ.
+	TGT_NAME=target.$BASHPID.$TGT_SEQ
 	fifo=$MRC_TMP/$TGT_NAME.in
 	mkfifo "$fifo"
 	exec {TGT_FD}<>"$fifo"
@@ -931,35 +931,60 @@ group_drop_log() {
 	fi
 }
 
-GROUPS_PASSED=()
-GROUPS_FAILED=()
-
-# run_group NAME FUNCTION [mrc_target options]: in a subshell, so that a
-# failing case ends its group only.
-run_group() {
-	local name=$1 func=$2 rc
+# case_group WHAT FUNCTION [mrc_target options]: a fresh target, the
+# group's packets, the target's exit with its canaries intact.
+case_group() {
+	local what=$1 func=$2
 	shift 2
-	log "== $name"
+	case_what "$what"
 	target_start "$@"
 	model_sync
 	MR_WRITES=()
-	set +e
-	(
-		set -e
-		"$func"
-	)
-	rc=$?
-	target_stop || rc=1
-	set -e
-	if [ "$rc" -eq 0 ]; then
-		GROUPS_PASSED+=("$name")
-		log "ok: group $name"
-	else
-		GROUPS_FAILED+=("$name")
-		log "FAIL: group $name"
-	fi
+	"$func"
+	target_stop || fail "mrc_target did not end well"
 }
 
+# The end of the setup: the counters agree with rdma(8), crafted_pkt.py
+# serve and the device end cleanly, no kernel warning since the test
+# began.  In the test's own shell: it holds the packet server's FIFO.
+teardown() {
+	counters_vs_rdma_tool
+	pkt_server_stop
+	link_del "$DEV"
+	run "$FABRIC" clean
+	mrc_unload
+
+	kern=$(dmesg | awk -v mark="$KMSG_MARK" 'index($0, mark) { n = 0; delete l; next }
+		{ l[n++] = $0 } END { for (i = 0; i < n; i++) print l[i] }')
+	if grep -qE "$KERNEL_BAD" <<<"$kern"; then
+		printf '%s\n' "$kern" | sed 's/^/    /'
+		fail "kernel warnings since the test began"
+	fi
+	log "ok: no kernel warning since the test began"
+}
+
+# --- main -----------------------------------------------------------------
+
+# Each group is a case with a target of its own.
+mrc_case valid case_group "valid packets" group_valid
+mrc_case dropped case_group "dropped before the QP" group_dropped
+mrc_case stray case_group "stray control packets" group_stray
+mrc_case peer case_group "peer and partition" group_peer
+mrc_case sequence case_group "window and duplicates" group_sequence --rq-psn 0xfffffe
+mrc_case edge_old case_group "receive window, old edge" group_edge_old
+mrc_case edge_far case_group "receive window, far edge" group_edge_far
+mrc_case rkey case_group "bad R_Key" group_rkey
+mrc_case midmsg case_group "bad R_Key mid-message" group_midmsg
+mrc_case bounds case_group "MR bounds" group_bounds
+mrc_case wrap case_group "VA wrap" group_wrap
+mrc_case rc case_group "RC opcodes" group_rc
+mrc_case nack_fields case_group "NACK fields" group_nack_fields
+mrc_case inconsistent case_group "inconsistent requests" group_inconsistent
+mrc_case inconsistent_short case_group "inconsistent requests: short" group_inconsistent_short
+mrc_case drop_log case_group "drop log" group_drop_log
+mrc_cases_args "$@"
+
+mrc_test_init
 [ -x "$PYTHON" ] || fail "$PYTHON missing"
 [ -r "$PKT_TOOL" ] || fail "$PKT_TOOL missing"
 [ -x "$FABRIC" ] || fail "$FABRIC missing"
@@ -995,40 +1020,5 @@ done
 log "MPR $MPR PSNs; ${MODULE_INFO[*]}"
 counters_vs_rdma_tool
 
-run_group "valid packets" group_valid
-run_group "dropped before the QP" group_dropped
-run_group "stray control packets" group_stray
-run_group "peer and partition" group_peer
-run_group "window and duplicates" group_sequence --rq-psn 0xfffffe
-run_group "receive window, old edge" group_edge_old
-run_group "receive window, far edge" group_edge_far
-run_group "bad R_Key" group_rkey
-run_group "bad R_Key mid-message" group_midmsg
-run_group "MR bounds" group_bounds
-run_group "VA wrap" group_wrap
-run_group "RC opcodes" group_rc
-run_group "NACK fields" group_nack_fields
-run_group "inconsistent requests" group_inconsistent
-run_group "inconsistent requests: short" group_inconsistent_short
-run_group "drop log" group_drop_log
-
-counters_vs_rdma_tool
-pkt_server_stop
-link_del "$DEV"
-run "$FABRIC" clean
-mrc_unload
-
-kern=$(dmesg | awk -v mark="$KMSG_MARK" 'index($0, mark) { n = 0; delete l; next }
-	{ l[n++] = $0 } END { for (i = 0; i < n; i++) print l[i] }')
-if grep -qE "$KERNEL_BAD" <<<"$kern"; then
-	printf '%s\n' "$kern" | sed 's/^/    /'
-	fail "kernel warnings since the test began"
-fi
-log "ok: no kernel warning since the test began"
-
-log "groups passed: ${#GROUPS_PASSED[@]}, failed: ${#GROUPS_FAILED[@]}"
-if [ ${#GROUPS_FAILED[@]} -gt 0 ]; then
-	printf '  failed: %s\n' "${GROUPS_FAILED[@]}"
-	fail "${#GROUPS_FAILED[@]} group(s) failed"
-fi
-log "PASS"
+mrc_cases_final teardown
+mrc_cases_run

@@ -863,7 +863,7 @@ mrc_case_help() {
 # OTHER must be registered already.
 mrc_case() {
 	local name=$1 i after='' quoted
-	local -a cmd=()
+	local -a mrc_ccmd=()
 	shift
 	if [ $# -eq 0 ] || ! [[ $name =~ ^[a-z0-9_-]+$ ]]; then
 		echo "mrc_case: bad case '$name' (need NAME FUNCTION, NAME of [a-z0-9_-])" >&2
@@ -883,11 +883,11 @@ mrc_case() {
 			after+=" $i"
 			shift 2
 		else
-			cmd+=("$1")
+			mrc_ccmd+=("$1")
 			shift
 		fi
 	done
-	printf -v quoted '%q ' "${cmd[@]}"
+	printf -v quoted '%q ' "${mrc_ccmd[@]}"
 	MRC_CASE_INDEX[$name]=${#MRC_CASE_NAMES[@]}
 	MRC_CASE_NAMES+=("$name")
 	MRC_CASE_CMDS+=("$quoted")
@@ -995,11 +995,21 @@ mrc_cases_chain() {
 	done
 }
 
+# mrc_cases_final FUNCTION: mrc_cases_run ends with FUNCTION, in the
+# test's own shell, whichever cases ran and whatever became of them: the
+# end of the setup's story that must be checked there (what the setup
+# holds open, the state after everything).  Its failure fails the test.
+MRC_CASES_FINAL=
+mrc_cases_final() {
+	MRC_CASES_FINAL=$1
+}
+
 # mrc_cases_run: the selected cases and the cases they need (all, without
-# -t), chain by chain; fails the test if any failed, exits KSFT_SKIP if
-# every case that ran skipped.
+# -t), chain by chain, then the final function if any; fails the test if
+# any case (or the final function, or the setup) failed, exits KSFT_SKIP
+# if every case that ran skipped.
 mrc_cases_run() {
-	local i j k n=${#MRC_CASE_NAMES[@]} name ran=0
+	local final=$MRC_CASES_FINAL i j k n=${#MRC_CASE_NAMES[@]} name ran=0
 	local -a mrc_want=() mrc_joined=() chain=()
 	[ "$n" -gt 0 ] || fail "no cases registered"
 	for ((i = 0; i < n; i++)); do
@@ -1031,8 +1041,15 @@ mrc_cases_run() {
 		chain+=("$i")
 	done
 	mrc_cases_chain "${chain[@]}"
+	if [ -n "$final" ]; then
+		[ ${#MRC_CASES_FAILED[@]} -eq 0 ] ||
+			log "not ok: cases failed: ${MRC_CASES_FAILED[*]}; now $final"
+		CASE=$final
+		"$final"
+		CASE=
+	fi
 	# The setup's own checks (expect_*, check) count too.
-	[ "$NOT_OK" -eq 0 ] || MRC_CASES_FAILED+=("(setup: $NOT_OK not ok)")
+	[ "$NOT_OK" -eq 0 ] || MRC_CASES_FAILED+=("(setup${final:+ or $final}: $NOT_OK not ok)")
 	[ ${#MRC_CASES_FAILED[@]} -eq 0 ] ||
 		fail "cases failed: ${MRC_CASES_FAILED[*]}"
 	if [ "$MRC_CASES_SKIPPED" -eq "$ran" ]; then
