@@ -802,14 +802,18 @@ mrc_dev_setup() {
 #	mrc_cases_args "$@"	# -t NAME, -l, -h: before anything needs root
 #	mrc_test_init
 #	<the setup every case shares>
+#	[mrc_cases_final FUNCTION]
 #	mrc_cases_run
 #
-# mrc_cases_run runs the selected cases (all, by default) in registration
-# order, each logged "== NAME" then "ok case NAME (Ns)" or "not ok case
-# NAME (Ns)".  A case fails if it exits (fail, errexit) or counted a
-# not_ok.  Each case runs in a subshell with cleanups of its own (run when
-# it ends), so that a failing case does not stop the ones after it; the
-# test exits non-zero if any case failed.
+# The cases are registered first so that -l and -h can list them on the
+# host; their functions run only in mrc_cases_run.  It runs the selected
+# cases (all, by default) in registration order, each logged "== NAME"
+# then "ok case NAME (Ns)" or "not ok case NAME (Ns)".  A case fails if
+# it exits (fail, errexit) or counted a not_ok.  Each case runs in a
+# subshell with cleanups of its own (run when it ends), so that a failing
+# case does not stop the ones after it; the test exits non-zero if any
+# case failed.  Shell state a case changes is gone after it; what the
+# system holds (a device, an address, files in MRC_TMP) stays.
 #
 # A case that needs what an earlier case left behind (a device, a
 # variable) names it with --after: `-t NAME` then runs OTHER first, and
