@@ -170,48 +170,16 @@ semantic_fields() {
 
 # --- case 1 ---------------------------------------------------------------
 
-case_bad_rkey() {
-	local pcap=$MRC_TMP/badrkey.pcap fields=$MRC_TMP/badrkey.fields
-	local bad_rkey summary=$MRC_TMP/badrkey.summary key value
-	local -A S=()
-
-	case_what "1. WR1 good, WR2 bad rkey, WR3 good; capture on h1"
-	capture_start "$pcap"
-	counters_snap badrkey.0
-	xfer badrkey "$XFER_SECS" --bad-rkey-middle --size "$BADRKEY_SIZE" \
-		--psn "$BADRKEY_PSN"
-	counters_snap badrkey.1
-	capture_stop
-	counters_changed badrkey.0 badrkey.1
-
-	# mrc_xfer itself fails unless the statuses are these and WR2's
-	# target on the server is untouched; say what it saw.
-	client_says "WR1 status $WC_SUCCESS"
-	client_says "WR2 status $WC_REM_ACCESS_ERR"
-	client_says "WR3 status $WC_WR_FLUSH_ERR"
-	log "    server: ${XFER_SERVER_RESULT#RESULT }"
-	expect_one_nak badrkey
-
-	bad_rkey=$(sed -n 's/^mrc_xfer: WR1 rkey .*, WR2 rkey \(0x[0-9a-f]*\) (wrong).*/\1/p' \
-		"$XFER_CLIENT_OUT")
-	[ -n "$bad_rkey" ] || fail "no 'WR2 rkey' line in the client's output"
-
-	log "    decoding the capture with tshark -X lua_script:mrc.lua"
-	bounded "$TSHARK_SECS" semantic_fields "$pcap" "$fields" ||
-		fail "tshark did not finish in ${TSHARK_SECS}s"
-	if [ "$BOUNDED_RC" -ne 0 ]; then
-		bounded_output
-		fail "tshark exit status $BOUNDED_RC"
-	fi
-
-	# One pass: the PSNs of each WR (data packets by METH MSN), the PSNs
-	# any SACK covers (cumulatively, modulo 2^24, or in its bitmap), the
-	# NAKs and ACKs.  Prints "key value" and "bad: ..." lines.
+# badrkey_summary FIELDS BAD_RKEY: one pass over the frames: the PSNs of
+# each WR (data packets by METH MSN), the PSNs any SACK covers
+# (cumulatively, modulo 2^24, or in its bitmap), the NAKs and ACKs.
+# Prints "key value" and "bad: ..." lines.
+badrkey_summary() {
 	awk -F'|' -v client="$XFER_HOSTS_IP_A" -v server="$XFER_HOSTS_IP_B" \
 		-v op_first="$OP_DATA_FIRST" -v op_last="$OP_DATA_LAST" \
 		-v op_ack="$OP_ACK" -v op_sack="$OP_SACK" \
 		-v syn_nak="$SYNDROME_REM_ACCESS" -v syn_ack="$SYNDROME_ACK" \
-		-v bad_rkey="$bad_rkey" -v msn1="$MSN_WR1" -v msn2="$MSN_WR2" \
+		-v bad_rkey="$2" -v msn1="$MSN_WR1" -v msn2="$MSN_WR2" \
 		-v msn3="$MSN_WR3" \
 		-v psn_space="$PSN_SPACE" -v psn_half="$PSN_HALF" \
 		-v icrc_good="$ICRC_GOOD" '
@@ -299,7 +267,52 @@ case_bad_rkey() {
 		print "nak_msn", (naks ? nak_msn : "none")
 		print "nak_psn_in_wr2", nak_in_wr2 + 0
 		print "bad_count", nbad + 0
-	}' "$fields" >"$summary"
+	}' "$1"
+}
+
+# WR1 good, WR2 with a bad rkey, WR3 good: their completions and the
+# counters; the capture on h1 for bad_rkey_wire.
+case_bad_rkey() {
+	local pcap=$MRC_TMP/badrkey.pcap
+
+	case_what "1. WR1 good, WR2 bad rkey, WR3 good; capture on h1"
+	capture_start "$pcap"
+	counters_snap badrkey.0
+	xfer badrkey "$XFER_SECS" --bad-rkey-middle --size "$BADRKEY_SIZE" \
+		--psn "$BADRKEY_PSN"
+	counters_snap badrkey.1
+	capture_stop
+	counters_changed badrkey.0 badrkey.1
+
+	# mrc_xfer itself fails unless the statuses are these and WR2's
+	# target on the server is untouched; say what it saw.
+	client_says "WR1 status $WC_SUCCESS"
+	client_says "WR2 status $WC_REM_ACCESS_ERR"
+	client_says "WR3 status $WC_WR_FLUSH_ERR"
+	log "    server: ${XFER_SERVER_RESULT#RESULT }"
+	expect_one_nak badrkey
+}
+
+# The capture of bad_rkey, decoded: one NAK 0x62 for WR2 reporting WR1,
+# every PSN of WR1 and WR2 SACKed, none of WR3.
+case_bad_rkey_wire() {
+	local pcap=$MRC_TMP/badrkey.pcap fields=$MRC_TMP/badrkey.fields
+	local bad_rkey summary=$MRC_TMP/badrkey.summary key value
+	local -A S=()
+
+	bad_rkey=$(sed -n 's/^mrc_xfer: WR1 rkey .*, WR2 rkey \(0x[0-9a-f]*\) (wrong).*/\1/p' \
+		"$XFER_CLIENT_OUT")
+	[ -n "$bad_rkey" ] || fail "no 'WR2 rkey' line in the client's output"
+
+	log "    decoding the capture with tshark -X lua_script:mrc.lua"
+	bounded "$TSHARK_SECS" semantic_fields "$pcap" "$fields" ||
+		fail "tshark did not finish in ${TSHARK_SECS}s"
+	if [ "$BOUNDED_RC" -ne 0 ]; then
+		bounded_output
+		fail "tshark exit status $BOUNDED_RC"
+	fi
+
+	badrkey_summary "$fields" "$bad_rkey" >"$summary"
 
 	grep '^bad:' "$summary" | sed 's/^/    /' || true
 	# The control packets, as evidence (a handful in this run).
@@ -465,6 +478,7 @@ for spec in "${LOSSLESS_RUNS[@]}"; do
 	mrc_case "${spec%% *}" case_lossless $spec
 done
 mrc_case bad_rkey case_bad_rkey
+mrc_case bad_rkey_wire case_bad_rkey_wire --after bad_rkey
 mrc_case nak_first case_nak_first
 for spec in "${STRADDLES[@]}"; do
 	# shellcheck disable=SC2086
