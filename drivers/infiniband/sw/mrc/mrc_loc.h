@@ -201,13 +201,15 @@ int mrc_ep_batch(struct mrc_dev *dev, u32 op_type, u8 dscp, u64 timeout_ns,
 		 struct mrc_ep_req *reqs, unsigned int n,
 		 struct netlink_ext_ack *extack);
 
-/* mrc_profile.c: EV format, EV and CC profiles; binding QPs to them */
+/* mrc_profile.c: the controller; binding QPs to profiles */
 int mrc_profile_dev_init(struct mrc_dev *dev);
 void mrc_profile_dev_cleanup(struct mrc_dev *dev);
 int mrc_profile_bind_qp(struct mrc_qp *qp, u64 ev_id, u64 cc_id,
 			bool explicit_bind);
 void mrc_profile_unbind_qp(struct mrc_qp *qp);
 u32 mrc_profile_skip_hold_us(struct mrc_dev *dev);
+
+/* mrc_ev_profile.c: the datapath's reads of EV profiles */
 unsigned int mrc_profile_qp_evs(struct mrc_qp *qp, struct mrc_path *evs,
 				unsigned long *denied, unsigned int max,
 				u32 *min_active);

@@ -152,12 +152,6 @@ static void mrc_nl_post_doit(const struct mrc_genl_hook_ops *ops,
 		ib_device_put(&dev->ibdev);
 }
 
-/* The device of an MRC_NL_F_DEV op, pinned until its doit returns. */
-static struct mrc_dev *mrc_nl_dev(struct genl_info *info)
-{
-	return info->user_ptr[0];
-}
-
 /* Ends a dump step: an skb with messages makes the caller come back. */
 static int mrc_nl_dump_ret(struct sk_buff *skb, int err)
 {
@@ -204,12 +198,8 @@ void mrc_nl_set_e2big(struct netlink_ext_ack *extack,
  * stopped.  cb->args: [0] device index, [1] position, [2] the one device
  * of a filtered dump is done.
  */
-typedef int (*mrc_nl_dump_fn)(struct sk_buff *skb, struct netlink_callback *cb,
-			      struct mrc_dev *dev, struct nlattr **tb,
-			      unsigned long *pos);
-
-static int mrc_nl_dump_devs(struct sk_buff *skb, struct netlink_callback *cb,
-			    bool dev_required, mrc_nl_dump_fn fn)
+int mrc_nl_dump_devs(struct sk_buff *skb, struct netlink_callback *cb,
+		     bool dev_required, mrc_nl_dump_fn fn)
 {
 	struct nlattr **tb = mrc_nl_dump_attrs(cb);
 	struct net *net = sock_net(skb->sk);
@@ -245,14 +235,6 @@ static int mrc_nl_dump_devs(struct sk_buff *skb, struct netlink_callback *cb,
 	return mrc_nl_dump_ret(skb, err);
 }
 
-/* Reply to a do request with @msg (or its error). */
-static int mrc_nl_reply(struct genl_info *info, struct sk_buff *msg)
-{
-	if (IS_ERR(msg))
-		return PTR_ERR(msg);
-	return genlmsg_reply(msg, info);
-}
-
 /* --- dev-* ------------------------------------------------------------------ */
 
 #define MRC_NL_DEV_CAPS	(MRC_DEV_CAPS_EV_PROFILE_MODIFY_ONLINE |	\
@@ -264,6 +246,41 @@ static int mrc_nl_reply(struct genl_info *info, struct sk_buff *msg)
 			 MRC_DEV_CAPS_MULTI_PLANE)
 
 /* One dev-get reply for @ibdev. */
+/* The controller's part of a device's description: limits, defaults. */
+static int mrc_nl_dev_ctl_fill(struct sk_buff *skb, struct mrc_dev *dev)
+{
+	struct mrc_dev_info d;
+
+	mrc_profile_dev_read(dev, &d);
+	if (nla_put_u32(skb, MRC_A_DEVICE_EV_MAX_FMT_PROFILES,
+			MRC_CTL_MAX_FMT_PROFILES) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_MAX_PROFILES,
+			MRC_CTL_MAX_EV_PROFILES) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_MAX_COUNT, MRC_CTL_EV_MAX_COUNT) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_FREE_COUNT, d.ev_free) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_MAX_COUNT_PROFILE,
+			MRC_CTL_EV_MAX_COUNT_PROFILE) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_COUNT_ALIGN,
+			MRC_CTL_EV_COUNT_ALIGN) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_MAX_WIDTH, MRC_CTL_EV_MAX_WIDTH) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_FMT_MODES, MRC_EV_FMT_MODE_MASK) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_MODES, MRC_EV_MODE_MASK) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_OP_MAX_ENTRIES,
+			MRC_CTL_EV_OP_MAX_ENTRIES) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_CC_MAX_PROFILES,
+			MRC_CTL_MAX_CC_PROFILES) ||
+	    nla_put_u64_64bit(skb, MRC_A_DEVICE_DEFAULT_EV_PROFILE, d.def_ev,
+			      MRC_A_DEVICE_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_A_DEVICE_DEFAULT_CC_PROFILE, d.def_cc,
+			      MRC_A_DEVICE_PAD) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EV_SKIP_HOLD_US, d.skip_hold_us) ||
+	    nla_put_u32(skb, MRC_A_DEVICE_EP_MAX_REQS, MRC_CTL_EP_MAX_REQS) ||
+	    nla_put_u64_64bit(skb, MRC_A_DEVICE_EV_EVENT_DROPS,
+			      d.ev_event_drops, MRC_A_DEVICE_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int mrc_nl_dev_fill(struct sk_buff *skb, struct ib_device *ibdev,
 			   u32 portid, u32 seq, int flags)
 {
@@ -286,12 +303,12 @@ static int mrc_nl_dev_fill(struct sk_buff *skb, struct ib_device *ibdev,
 			MRC_PROTOCOL_VERSION_V1) ||
 	    nla_put_u32(skb, MRC_A_DEVICE_PORT_MASK, port_mask) ||
 	    nla_put_u32(skb, MRC_A_DEVICE_CAPS, MRC_NL_DEV_CAPS) ||
-	    mrc_profile_dev_fill(skb, dev))
+	    mrc_nl_dev_ctl_fill(skb, dev))
 		goto cancel;
 
 	nest = nla_nest_start(skb, MRC_A_DEVICE_CC_ALGORITHM);
 	if (!nest ||
-	    nla_put_string(skb, MRC_A_CC_ALGORITHM_NAME, MRC_CC_ALGO_NAME_NSCC))
+	    nla_put_string(skb, MRC_A_CC_ALGORITHM_NAME, mrc_cc_algo_name(MRC_CC_ALGO_NSCC)))
 		goto cancel;
 	nla_nest_end(skb, nest);
 
@@ -350,7 +367,27 @@ static int mrc_nl_dev_get_dumpit(struct sk_buff *skb,
 
 static int mrc_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return mrc_profile_dev_set(mrc_nl_dev(info), info);
+	struct nlattr *ev = info->attrs[MRC_A_DEVICE_DEFAULT_EV_PROFILE];
+	struct nlattr *cc = info->attrs[MRC_A_DEVICE_DEFAULT_CC_PROFILE];
+	struct nlattr *hold = info->attrs[MRC_A_DEVICE_EV_SKIP_HOLD_US];
+	struct mrc_dev_req req = { .extack = info->extack };
+	int err;
+
+	req.has_def_ev = ev;
+	if (ev)
+		req.def_ev = nla_get_u64(ev);
+	req.has_def_cc = cc;
+	if (cc)
+		req.def_cc = nla_get_u64(cc);
+	req.has_skip_hold = hold;
+	if (hold)
+		req.skip_hold_us = nla_get_u32(hold);
+	err = mrc_profile_dev_set(mrc_nl_dev(info), &req);
+	if (err && req.err.field == MRC_DEV_F_DEF_EV)
+		NL_SET_BAD_ATTR(info->extack, ev);
+	else if (err && req.err.field == MRC_DEV_F_DEF_CC)
+		NL_SET_BAD_ATTR(info->extack, cc);
+	return err;
 }
 
 static int mrc_nl_dev_new_doit(struct sk_buff *skb, struct genl_info *info)
@@ -585,101 +622,6 @@ static int mrc_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 	return mrc_port_set_admin(dev, port,
 				  nla_get_u32(admin) ==
 				  MRC_PORT_ADMIN_STATE_ENABLED, info->extack);
-}
-
-/* --- profiles ------------------------------------------------------------------- */
-
-static int mrc_nl_fmt_set_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	return mrc_profile_fmt_set(mrc_nl_dev(info), info);
-}
-
-static int mrc_nl_fmt_get_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	return mrc_nl_reply(info, mrc_profile_fmt_get(mrc_nl_dev(info), info));
-}
-
-static int mrc_nl_fmt_dump_one(struct sk_buff *skb,
-			       struct netlink_callback *cb,
-			       struct mrc_dev *dev, struct nlattr **tb,
-			       unsigned long *pos)
-{
-	return mrc_profile_fmt_dump(skb, cb, dev, pos);
-}
-
-static int mrc_nl_fmt_get_dumpit(struct sk_buff *skb,
-				 struct netlink_callback *cb)
-{
-	return mrc_nl_dump_devs(skb, cb, false, mrc_nl_fmt_dump_one);
-}
-
-static int mrc_nl_ev_set_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	return mrc_profile_ev_set(mrc_nl_dev(info), info);
-}
-
-static int mrc_nl_ev_get_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	return mrc_nl_reply(info, mrc_profile_ev_get(mrc_nl_dev(info), info));
-}
-
-static int mrc_nl_ev_dump_one(struct sk_buff *skb,
-			      struct netlink_callback *cb,
-			      struct mrc_dev *dev, struct nlattr **tb,
-			      unsigned long *pos)
-{
-	return mrc_profile_ev_dump(skb, cb, dev, pos);
-}
-
-static int mrc_nl_ev_get_dumpit(struct sk_buff *skb,
-				struct netlink_callback *cb)
-{
-	return mrc_nl_dump_devs(skb, cb, false, mrc_nl_ev_dump_one);
-}
-
-static int mrc_nl_ev_array_dump_one(struct sk_buff *skb,
-				    struct netlink_callback *cb,
-				    struct mrc_dev *dev, struct nlattr **tb,
-				    unsigned long *pos)
-{
-	if (!tb[MRC_A_EV_PROFILE_ID]) {
-		NL_SET_ERR_MSG(cb->extack, "id is required");
-		NL_SET_ERR_ATTR_MISS(cb->extack, NULL, MRC_A_EV_PROFILE_ID);
-		return -EINVAL;
-	}
-	return mrc_profile_ev_array_dump(skb, cb, dev,
-					 nla_get_u64(tb[MRC_A_EV_PROFILE_ID]),
-					 pos);
-}
-
-static int mrc_nl_ev_array_dumpit(struct sk_buff *skb,
-				  struct netlink_callback *cb)
-{
-	return mrc_nl_dump_devs(skb, cb, true, mrc_nl_ev_array_dump_one);
-}
-
-static int mrc_nl_cc_set_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	return mrc_profile_cc_set(mrc_nl_dev(info), info);
-}
-
-static int mrc_nl_cc_get_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	return mrc_nl_reply(info, mrc_profile_cc_get(mrc_nl_dev(info), info));
-}
-
-static int mrc_nl_cc_dump_one(struct sk_buff *skb,
-			      struct netlink_callback *cb,
-			      struct mrc_dev *dev, struct nlattr **tb,
-			      unsigned long *pos)
-{
-	return mrc_profile_cc_dump(skb, cb, dev, pos);
-}
-
-static int mrc_nl_cc_get_dumpit(struct sk_buff *skb,
-				struct netlink_callback *cb)
-{
-	return mrc_nl_dump_devs(skb, cb, false, mrc_nl_cc_dump_one);
 }
 
 /* --- qp-get ---------------------------------------------------------------------- */

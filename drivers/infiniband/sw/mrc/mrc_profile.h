@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * rdma_mrc: the controller's objects (EV format, EV and CC profiles, device
- * defaults) as mrc_profile.c keeps them, and what the netlink family
- * (mrc_nl.c) calls to change and report them.
+ * rdma_mrc: the controller's objects (EV format, EV and CC profiles, the
+ * device's defaults), the plain requests that change them and the copies
+ * that report them.  No netlink here but the extack a refusal's message
+ * goes to: mrc_nl_profile.c turns attributes into requests and points a
+ * refusal (struct mrc_prof_err) at the attribute it came in.
  */
 #ifndef MRC_PROFILE_H
 #define MRC_PROFILE_H
@@ -10,12 +12,10 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
-#include <net/genetlink.h>
+#include <net/netlink.h>
 #include <uapi/linux/mrc_netlink.h>
 
 #include "mrc.h"
-#include "mrc_nl.h"
-#include "mrc_nl_policy.h"
 
 /* Bits of an EV a format mode places in the headers. */
 #define MRC_FMT_UDP_BITS	16
@@ -90,12 +90,51 @@ struct mrc_ev_profile {
 	u32 nslots;
 };
 
-/* The NSCC parameters are kept by MRC_A_NSCC_* attribute. */
+/*
+ * The NSCC parameters of a CC profile, in the units netlink.rst gives
+ * (../shared/NSCC-FACTS.md names them).  MRC_NSCC_* numbers them for a
+ * request that sets some of them.
+ */
+struct mrc_nscc_params {
+	u32 disable_qa;			/* 0 / 1 */
+	u32 adjust_bytes_threshold;	/* bytes */
+	u32 adjust_period_threshold;	/* ns */
+	u32 base_rtt;			/* ns */
+	u32 eta;			/* bytes */
+	u32 fi;				/* bytes */
+	u32 fi_scale;			/* millionths */
+	u32 gamma;			/* millionths */
+	u32 max_md_jump;		/* millionths */
+	u32 max_cwnd;			/* bytes */
+	u32 qa_gate;			/* 0 - 7 */
+	u32 qa_threshold;		/* ns */
+	u32 target_delay;		/* ns */
+};
+
+enum mrc_nscc_param {
+	MRC_NSCC_DISABLE_QA,
+	MRC_NSCC_ADJUST_BYTES_THRESHOLD,
+	MRC_NSCC_ADJUST_PERIOD_THRESHOLD,
+	MRC_NSCC_BASE_RTT,
+	MRC_NSCC_ETA,
+	MRC_NSCC_FI,
+	MRC_NSCC_FI_SCALE,
+	MRC_NSCC_GAMMA,
+	MRC_NSCC_MAX_MD_JUMP,
+	MRC_NSCC_MAX_CWND,
+	MRC_NSCC_QA_GATE,
+	MRC_NSCC_QA_THRESHOLD,
+	MRC_NSCC_TARGET_DELAY,
+	MRC_NSCC_NPARAMS,
+};
+
+#define MRC_NSCC_ALL		GENMASK(MRC_NSCC_NPARAMS - 1, 0)
+
 struct mrc_cc_cfg {
 	u32 state;
 	u32 algo;			/* MRC_CC_ALGO_* */
 	bool has_nscc;
-	u32 nscc[MRC_A_NSCC_MAX + 1];
+	struct mrc_nscc_params nscc;
 };
 
 struct mrc_cc_profile {
@@ -105,13 +144,228 @@ struct mrc_cc_profile {
 	u32 qp_count;
 };
 
+/* The congestion-control algorithms; mrc_cc.c names them. */
 enum {
 	MRC_CC_ALGO_NONE,
 	MRC_CC_ALGO_NSCC,
+	MRC_CC_NALGOS,			/* in a request: an unknown name */
 };
 
-#define MRC_CC_ALGO_NAME_NONE	"none"
-#define MRC_CC_ALGO_NAME_NSCC	"uet-1.0-nscc"
+/*
+ * What a refused request points at, for the caller to report (netlink:
+ * the bad attribute, and the missing one).  Fields are the request's own
+ * MRC_PROF_F_* / MRC_*_F_* values, 0 for none; parts are an object's own
+ * numbering of what a field holds (an NSCC parameter, an entry's value),
+ * 0 for the field itself.
+ */
+struct mrc_prof_err {
+	u8 field;			/* the bad field ... */
+	u8 part;			/* ... or this part of it ... */
+	u16 index;			/* ... of its instance 1 + i (0: last) */
+	u8 missing;			/* a required field that is absent */
+	u8 missing_part;		/* ... or a part absent from @field */
+};
+
+/* The fields every profile set request has; object fields follow them. */
+enum {
+	MRC_PROF_F_NONE,
+	MRC_PROF_F_ID,
+	MRC_PROF_F_STATE,
+	MRC_PROF_F_CUR_STATE,
+	MRC_PROF_F_OBJ,			/* the first of an object's own */
+};
+
+/* What every set request carries, first. */
+struct mrc_prof_req {
+	u64 id;				/* non-zero */
+	u32 state;
+	u32 cur_state;
+	bool has_state;
+	bool has_cur_state;
+	struct netlink_ext_ack *extack;	/* the message of a refusal */
+	struct mrc_prof_err err;	/* ... and what it points at */
+};
+
+/*
+ * Refuse request @req (any request struct with an extack and an err)
+ * because of its field @f: message @msg (a string literal) into its
+ * extack.
+ */
+#define mrc_prof_refuse(req, f, msg) do {			\
+	typeof(req) __refused = (req);				\
+								\
+	NL_SET_ERR_MSG(__refused->extack, msg);			\
+	__refused->err.field = (f);				\
+} while (0)
+
+/* ... because @f, required, is absent. */
+#define mrc_prof_require(req, f, msg) do {			\
+	typeof(req) __required = (req);			\
+								\
+	NL_SET_ERR_MSG(__required->extack, msg);		\
+	__required->err.missing = (f);				\
+} while (0)
+
+/* A dev-set request's part for the controller: the device's defaults. */
+enum {
+	MRC_DEV_F_DEF_EV = MRC_PROF_F_OBJ,
+	MRC_DEV_F_DEF_CC,
+};
+
+struct mrc_dev_req {
+	bool has_def_ev;
+	bool has_def_cc;
+	bool has_skip_hold;
+	u64 def_ev;			/* 0: the built-in behaviour */
+	u64 def_cc;
+	u32 skip_hold_us;
+	struct netlink_ext_ack *extack;
+	struct mrc_prof_err err;
+};
+
+/* The controller's part of a device's description. */
+struct mrc_dev_info {
+	u64 def_ev;
+	u64 def_cc;
+	u32 ev_free;			/* EV slots no profile holds */
+	u32 skip_hold_us;
+	u64 ev_event_drops;
+};
+
+/* An EV format profile set request: state, mode, the fields' widths. */
+enum {
+	MRC_FMT_F_MODE = MRC_PROF_F_OBJ,
+	MRC_FMT_F_FIELD,
+};
+
+struct mrc_fmt_req {
+	struct mrc_prof_req hdr;
+	bool has_mode;
+	u32 mode;			/* MRC_EV_FMT_MODE_* (one bit) */
+	bool has_fields;		/* the fields are replaced by these */
+	u32 nfields;
+	u32 width[MRC_CTL_MAX_FIELDS];
+};
+
+/* An EV format profile as read, for a reply. */
+struct mrc_fmt_info {
+	u64 id;
+	struct mrc_fmt_cfg cfg;
+	u32 users;
+};
+
+/* An EV profile set or get request; its entries' parts are MRC_EV_E_*. */
+enum {
+	MRC_EV_F_MODE = MRC_PROF_F_OBJ,
+	MRC_EV_F_FMT,
+	MRC_EV_F_COUNT,
+	MRC_EV_F_MIN_ACTIVE,
+	MRC_EV_F_EVENT_MASK,
+	MRC_EV_F_FIELD,
+	MRC_EV_F_OP,
+	MRC_EV_F_ENTRY,
+};
+
+enum {
+	MRC_EV_E_STATE = 1,
+	MRC_EV_E_INDEX,
+	MRC_EV_E_VALUE,
+	MRC_EV_E_PORT,
+	MRC_EV_E_NEW_VALUE,
+	MRC_EV_E_NEW_PORT,
+	MRC_EV_E_NPARTS = MRC_EV_E_NEW_PORT,
+};
+
+/* An EV given by value: @len bytes of @val (zero padded), port @port. */
+struct mrc_ev_val {
+	u8 val[MRC_EV_MAX_BYTES];
+	u8 len;
+	u8 port;
+};
+
+/*
+ * One entry of an EV operation as the request gives it: the slot it
+ * names (by index, or by value and port), the state, and for REPLACE the
+ * new EV.  Which of them a request needs depends on the operation, so
+ * the profile code checks that.
+ */
+struct mrc_ev_entry_req {
+	bool has_state;
+	bool has_index;
+	bool has_value;
+	bool has_port;
+	bool has_new_value;
+	bool has_new_port;
+	u32 state;			/* MRC_EV_STATE_* */
+	u32 index;
+	u32 flags;			/* MRC_EV_OP_FLAGS_* */
+	struct mrc_ev_val ev;
+	struct mrc_ev_val new_ev;
+};
+
+struct mrc_ev_req {
+	struct mrc_prof_req hdr;
+	bool has_mode;
+	bool has_fmt;
+	bool has_count;
+	bool has_min_active;
+	bool has_event_mask;
+	bool has_fields;
+	bool has_op;
+	u32 mode;			/* MRC_EV_MODE_* (one bit) */
+	u64 fmt_id;
+	u32 count;
+	u32 min_active;
+	u32 event_mask;
+	u32 nfields;
+	struct mrc_ev_field field[MRC_CTL_MAX_FIELDS];
+	u32 op;				/* MRC_EV_OP_* */
+	u32 nentries;			/* at most MRC_CTL_EV_OP_MAX_ENTRIES */
+	struct mrc_ev_entry_req *entries;
+};
+
+/*
+ * An EV profile as read, for a reply: its configuration, each slot's
+ * state as queries report it, and (when asked for) a copy of its array
+ * and the slots a query names.
+ */
+struct mrc_ev_info {
+	u64 id;
+	struct mrc_ev_cfg cfg;		/* cfg.fmt: not to be followed */
+	u64 fmt_id;			/* 0: none */
+	u32 qp_count;
+	u32 usable;
+	u32 nslots;
+	struct mrc_evp_slot *slots;	/* NULL unless asked for */
+	u32 *states;			/* ... the same */
+	u32 *query;			/* the slots the query names, in order */
+	u32 nquery;
+};
+
+/* What mrc_ev_read() copies besides the configuration. */
+#define MRC_EV_READ_ARRAY	BIT(0)
+
+/* A CC profile set request: state, algorithm, some NSCC parameters. */
+enum {
+	MRC_CC_F_ALGO = MRC_PROF_F_OBJ,
+	MRC_CC_F_NSCC,
+};
+
+struct mrc_cc_req {
+	struct mrc_prof_req hdr;
+	bool has_algo;
+	u32 algo;			/* MRC_CC_ALGO_* */
+	bool has_nscc;			/* NSCC parameters are set ... */
+	u32 nscc_given;			/* ... these: BIT(MRC_NSCC_*) */
+	struct mrc_nscc_params nscc;
+};
+
+/* A CC profile as read, for a reply. */
+struct mrc_cc_info {
+	u64 id;
+	struct mrc_cc_cfg cfg;
+	u32 qp_count;
+};
 
 struct mrc_ctl {
 	/* Serialises every change of the controller's objects. */
@@ -135,74 +389,47 @@ struct mrc_ctl {
 	atomic64_t ev_drops;
 };
 
-/*
- * The attributes of a request, to walk the multi-attr ones (info->attrs
- * holds only the last of each type).
- */
-static inline struct nlattr *mrc_req_attrs(struct genl_info *info)
-{
-	return genlmsg_data(info->genlhdr);
-}
+/* mrc_profile.c: what the objects share; the device's defaults */
+struct list_head *mrc_prof_find(struct list_head *head, u64 id);
+struct list_head *mrc_prof_next(struct list_head *head, u64 id);
+void mrc_prof_insert(struct list_head *head, struct list_head *node);
+int mrc_prof_state_target(struct mrc_prof_req *req, u32 cur, u32 *target);
+int mrc_prof_leave_online(struct mrc_prof_req *req, u32 qp_count,
+			  bool is_default);
+int mrc_profile_dev_set(struct mrc_dev *dev, struct mrc_dev_req *req);
+void mrc_profile_dev_read(struct mrc_dev *dev, struct mrc_dev_info *info);
 
-static inline int mrc_req_len(struct genl_info *info)
-{
-	return genlmsg_len(info->genlhdr);
-}
+/* mrc_fmt.c: EV format profiles */
+int mrc_fmt_set(struct mrc_dev *dev, struct mrc_fmt_req *req);
+int mrc_fmt_read(struct mrc_dev *dev, u64 id, bool next,
+		 struct mrc_fmt_info *info);
+struct mrc_fmt_profile *mrc_fmt_find(struct mrc_ctl *ctl, u64 id);
+void mrc_fmt_free_all(struct mrc_ctl *ctl);
+u32 mrc_fmt_width(const struct mrc_fmt_cfg *f);
+u32 mrc_fmt_mode_bits(u32 mode);
 
-/* How many attributes of @type a request has. */
-static inline unsigned int mrc_req_count(struct genl_info *info, int type)
-{
-	unsigned int n = 0;
-	struct nlattr *attr;
-	int rem;
-
-	nla_for_each_attr(attr, mrc_req_attrs(info), mrc_req_len(info), rem)
-		n += nla_type(attr) == type;
-	return n;
-}
-
-/*
- * The length of EV value attribute @attr, or -ERANGE if it is longer than
- * an EV: the generated policy bounds it only from below.
- */
-static inline int mrc_ev_attr_len(const struct nlattr *attr,
-				  struct netlink_ext_ack *extack)
-{
-	if (nla_len(attr) <= MRC_EV_MAX_BYTES)
-		return nla_len(attr);
-	NL_SET_ERR_MSG_ATTR(extack, attr,
-			    "an EV is at most ev-max-bytes (32) bytes");
-	return -ERANGE;
-}
-
-/* mrc_profile.c: the netlink commands on profiles. */
-int mrc_profile_dev_set(struct mrc_dev *dev, struct genl_info *info);
-int mrc_profile_dev_fill(struct sk_buff *skb, struct mrc_dev *dev);
-
-int mrc_profile_fmt_set(struct mrc_dev *dev, struct genl_info *info);
-int mrc_profile_ev_set(struct mrc_dev *dev, struct genl_info *info);
-int mrc_profile_cc_set(struct mrc_dev *dev, struct genl_info *info);
-
-struct sk_buff *mrc_profile_fmt_get(struct mrc_dev *dev,
-				    struct genl_info *info);
-struct sk_buff *mrc_profile_ev_get(struct mrc_dev *dev,
-				   struct genl_info *info);
-struct sk_buff *mrc_profile_cc_get(struct mrc_dev *dev,
-				   struct genl_info *info);
-
-/* Dumps: *@pos is the next id (profiles) or slot (ev-get) to report. */
-int mrc_profile_fmt_dump(struct sk_buff *skb, struct netlink_callback *cb,
-			 struct mrc_dev *dev, unsigned long *pos);
-int mrc_profile_ev_dump(struct sk_buff *skb, struct netlink_callback *cb,
-			struct mrc_dev *dev, unsigned long *pos);
-int mrc_profile_cc_dump(struct sk_buff *skb, struct netlink_callback *cb,
-			struct mrc_dev *dev, unsigned long *pos);
-int mrc_profile_ev_array_dump(struct sk_buff *skb,
-			      struct netlink_callback *cb,
-			      struct mrc_dev *dev, u64 id, unsigned long *pos);
-
+/* mrc_ev_profile.c: EV profiles */
+int mrc_ev_set(struct mrc_dev *dev, struct mrc_ev_req *req);
+int mrc_ev_get(struct mrc_dev *dev, struct mrc_ev_req *req,
+	       struct mrc_ev_info *info);
+int mrc_ev_read(struct mrc_dev *dev, u64 id, bool next, u32 what,
+		struct mrc_ev_info *info);
+void mrc_ev_info_release(struct mrc_ev_info *info);
+struct mrc_ev_profile *mrc_evp_find(struct mrc_ctl *ctl, u64 id);
+bool mrc_evp_is_srv6(const struct mrc_ev_profile *p);
+void mrc_ev_free_all(struct mrc_ctl *ctl);
 /* For events: the value bytes and port of slot @slot of @qp's profile. */
 bool mrc_profile_qp_ev_value(struct mrc_qp *qp, u32 slot, u8 *val, u8 *len,
 			     u8 *port, u64 *profile_id, u32 *event_mask);
+
+/* mrc_cc.c: CC profiles */
+int mrc_cc_set(struct mrc_dev *dev, struct mrc_cc_req *req);
+int mrc_cc_read(struct mrc_dev *dev, u64 id, bool next,
+		struct mrc_cc_info *info);
+struct mrc_cc_profile *mrc_cc_find(struct mrc_ctl *ctl, u64 id);
+void mrc_cc_free_all(struct mrc_ctl *ctl);
+const char *mrc_cc_algo_name(u32 algo);
+u32 *mrc_nscc_param(struct mrc_nscc_params *p, unsigned int i);
+u32 mrc_cc_algo_lookup(const char *name);
 
 #endif /* MRC_PROFILE_H */

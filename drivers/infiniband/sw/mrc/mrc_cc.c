@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rdma_mrc: CC profiles, the controller's congestion-control settings that
+ * QPs are bound to: the state rule, the algorithm, the NSCC parameters.
+ * Requests come as struct mrc_cc_req (mrc_nl_profile.c parses them).
+ */
+
+#include <linux/slab.h>
+
+#include "mrc.h"
+#include "mrc_profile.h"
+
+/* Where each NSCC parameter sits in struct mrc_nscc_params. */
+static const size_t mrc_nscc_off[MRC_NSCC_NPARAMS] = {
+	[MRC_NSCC_DISABLE_QA] = offsetof(struct mrc_nscc_params, disable_qa),
+	[MRC_NSCC_ADJUST_BYTES_THRESHOLD] =
+		offsetof(struct mrc_nscc_params, adjust_bytes_threshold),
+	[MRC_NSCC_ADJUST_PERIOD_THRESHOLD] =
+		offsetof(struct mrc_nscc_params, adjust_period_threshold),
+	[MRC_NSCC_BASE_RTT] = offsetof(struct mrc_nscc_params, base_rtt),
+	[MRC_NSCC_ETA] = offsetof(struct mrc_nscc_params, eta),
+	[MRC_NSCC_FI] = offsetof(struct mrc_nscc_params, fi),
+	[MRC_NSCC_FI_SCALE] = offsetof(struct mrc_nscc_params, fi_scale),
+	[MRC_NSCC_GAMMA] = offsetof(struct mrc_nscc_params, gamma),
+	[MRC_NSCC_MAX_MD_JUMP] = offsetof(struct mrc_nscc_params, max_md_jump),
+	[MRC_NSCC_MAX_CWND] = offsetof(struct mrc_nscc_params, max_cwnd),
+	[MRC_NSCC_QA_GATE] = offsetof(struct mrc_nscc_params, qa_gate),
+	[MRC_NSCC_QA_THRESHOLD] =
+		offsetof(struct mrc_nscc_params, qa_threshold),
+	[MRC_NSCC_TARGET_DELAY] =
+		offsetof(struct mrc_nscc_params, target_delay),
+};
+
+static const char *const mrc_cc_algo_names[MRC_CC_NALGOS] = {
+	[MRC_CC_ALGO_NONE] = "none",
+	[MRC_CC_ALGO_NSCC] = "uet-1.0-nscc",
+};
+
+const char *mrc_cc_algo_name(u32 algo)
+{
+	return algo < MRC_CC_NALGOS ? mrc_cc_algo_names[algo] : "unknown";
+}
+
+/* The MRC_CC_ALGO_* of @name; MRC_CC_NALGOS when it names none. */
+u32 mrc_cc_algo_lookup(const char *name)
+{
+	u32 i;
+
+	for (i = 0; i < MRC_CC_NALGOS; i++)
+		if (!strcmp(name, mrc_cc_algo_names[i]))
+			return i;
+	return MRC_CC_NALGOS;
+}
+
+/* NSCC parameter @i of @p. */
+u32 *mrc_nscc_param(struct mrc_nscc_params *p, unsigned int i)
+{
+	return (u32 *)((u8 *)p + mrc_nscc_off[i]);
+}
+
+struct mrc_cc_profile *mrc_cc_find(struct mrc_ctl *ctl, u64 id)
+{
+	struct list_head *node = mrc_prof_find(&ctl->ccs, id);
+
+	return node ? list_entry(node, struct mrc_cc_profile, node) : NULL;
+}
+
+/*
+ * The request's NSCC parameters over those of @c: the first set a profile
+ * gets must be whole; target-delay may not exceed qa-threshold.
+ */
+static int mrc_cc_merge_nscc(struct mrc_cc_req *req, struct mrc_cc_cfg *c)
+{
+	struct mrc_nscc_params n = c->nscc;
+	unsigned int i;
+
+	for (i = 0; i < MRC_NSCC_NPARAMS; i++) {
+		if (req->nscc_given & BIT(i)) {
+			*mrc_nscc_param(&n, i) = *mrc_nscc_param(&req->nscc, i);
+		} else if (!c->has_nscc) {
+			mrc_prof_refuse(&req->hdr, MRC_CC_F_NSCC,
+					"the first nscc nest must hold every parameter");
+			req->hdr.err.missing_part = 1 + i;
+			return -EINVAL;
+		}
+	}
+	if (n.target_delay > n.qa_threshold) {
+		mrc_prof_refuse(&req->hdr, MRC_CC_F_NSCC,
+				"target-delay is above qa-threshold");
+		if (req->nscc_given & BIT(MRC_NSCC_TARGET_DELAY))
+			req->hdr.err.part = 1 + MRC_NSCC_TARGET_DELAY;
+		else if (req->nscc_given & BIT(MRC_NSCC_QA_THRESHOLD))
+			req->hdr.err.part = 1 + MRC_NSCC_QA_THRESHOLD;
+		return -EINVAL;
+	}
+	c->nscc = n;
+	c->has_nscc = true;
+	return 0;
+}
+
+/* The first field of @req that changes the configuration, or 0. */
+static u8 mrc_cc_change(const struct mrc_cc_req *req)
+{
+	if (req->has_algo)
+		return MRC_CC_F_ALGO;
+	if (req->has_nscc)
+		return MRC_CC_F_NSCC;
+	return MRC_PROF_F_NONE;
+}
+
+/*
+ * What a CC profile's state allows a set request: deleted going to INIT
+ * (returns 1: done), no new algorithm while ONLINE, leaving ONLINE, room
+ * for a new one.
+ */
+static int mrc_cc_set_state(struct mrc_ctl *ctl, struct mrc_cc_profile *p,
+			    u32 cur, u32 target, struct mrc_cc_req *req)
+{
+	u8 change = mrc_cc_change(req);
+
+	if (target == MRC_PROFILE_STATE_INIT) {
+		if (change) {
+			mrc_prof_refuse(&req->hdr, change,
+					"a profile in or going to INIT takes no attributes");
+			return -EINVAL;
+		}
+		if (p) {
+			list_del(&p->node);
+			ctl->nccs--;
+			kfree(p);
+		}
+		return 1;
+	}
+	if (cur == MRC_PROFILE_STATE_ONLINE) {
+		if (req->has_algo) {
+			mrc_prof_refuse(&req->hdr, MRC_CC_F_ALGO,
+					"the algorithm cannot change while the profile is ONLINE");
+			return -EINVAL;
+		}
+		if (target == MRC_PROFILE_STATE_OFFLINE)
+			return mrc_prof_leave_online(&req->hdr, p->qp_count,
+						     ctl->def_cc == p);
+	}
+	if (!p && ctl->nccs >= MRC_CTL_MAX_CC_PROFILES) {
+		mrc_prof_refuse(&req->hdr, MRC_PROF_F_NONE,
+				"the device has no room for another CC profile");
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* The configuration @c (the profile's, or empty) a set request makes. */
+static int mrc_cc_set_cfg(struct mrc_cc_req *req, bool exists, u32 target,
+			  struct mrc_cc_cfg *c)
+{
+	int err;
+
+	if (req->has_algo) {
+		if (req->algo >= MRC_CC_NALGOS) {
+			mrc_prof_refuse(&req->hdr, MRC_CC_F_ALGO,
+					"unknown algorithm (uet-1.0-nscc or none)");
+			return -EINVAL;
+		}
+		c->algo = req->algo;
+	} else if (!exists) {
+		mrc_prof_require(&req->hdr, MRC_CC_F_ALGO,
+				 "algorithm is required to leave INIT");
+		return -EINVAL;
+	}
+	if (req->has_nscc) {
+		err = mrc_cc_merge_nscc(req, c);
+		if (err)
+			return err;
+	}
+	if (target == MRC_PROFILE_STATE_ONLINE && c->algo == MRC_CC_ALGO_NSCC &&
+	    !c->has_nscc) {
+		mrc_prof_require(&req->hdr, MRC_CC_F_NSCC,
+				 "nscc parameters are required to go ONLINE");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Apply set request @req: whole, or not at all (on error, req->hdr.err
+ * says which field was refused).  Process context.
+ */
+int mrc_cc_set(struct mrc_dev *dev, struct mrc_cc_req *req)
+{
+	struct mrc_ctl *ctl = dev->ctl;
+	struct mrc_cc_profile *p;
+	struct mrc_cc_cfg c = {};
+	u32 cur, target;
+	int err;
+
+	mutex_lock(&ctl->lock);
+	p = mrc_cc_find(ctl, req->hdr.id);
+	cur = p ? p->cfg.state : MRC_PROFILE_STATE_INIT;
+	err = mrc_prof_state_target(&req->hdr, cur, &target) ?:
+	      mrc_cc_set_state(ctl, p, cur, target, req);
+	if (err)
+		goto out;
+	if (p)
+		c = p->cfg;
+	err = mrc_cc_set_cfg(req, p, target, &c);
+	if (err)
+		goto out;
+	c.state = target;
+
+	if (!p) {
+		p = kzalloc(sizeof(*p), GFP_KERNEL);
+		if (!p) {
+			err = -ENOMEM;
+			goto out;
+		}
+		p->id = req->hdr.id;
+		mrc_prof_insert(&ctl->ccs, &p->node);
+		ctl->nccs++;
+	}
+	p->cfg = c;
+out:
+	mutex_unlock(&ctl->lock);
+	return err < 0 ? err : 0;
+}
+
+/*
+ * A copy of CC profile @id into *@info, or (@next) of the first whose id
+ * is @id or above; -ENOENT when there is none (INIT).
+ */
+int mrc_cc_read(struct mrc_dev *dev, u64 id, bool next,
+		struct mrc_cc_info *info)
+{
+	struct mrc_ctl *ctl = dev->ctl;
+	struct list_head *node;
+	struct mrc_cc_profile *p;
+	int err = -ENOENT;
+
+	mutex_lock(&ctl->lock);
+	node = next ? mrc_prof_next(&ctl->ccs, id) :
+		      mrc_prof_find(&ctl->ccs, id);
+	if (node) {
+		p = list_entry(node, struct mrc_cc_profile, node);
+		info->id = p->id;
+		info->cfg = p->cfg;
+		info->qp_count = p->qp_count;
+		err = 0;
+	}
+	mutex_unlock(&ctl->lock);
+	return err;
+}
+
+/* When the device goes: no QP is bound any more. */
+void mrc_cc_free_all(struct mrc_ctl *ctl)
+{
+	struct mrc_cc_profile *c, *cn;
+
+	list_for_each_entry_safe(c, cn, &ctl->ccs, node)
+		kfree(c);
+	INIT_LIST_HEAD(&ctl->ccs);
+	ctl->nccs = 0;
+}
