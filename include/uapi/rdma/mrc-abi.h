@@ -7,8 +7,8 @@
  * Every queue (send queue, receive queue, completion queue) is one
  * virtually contiguous region mapped into the process:
  *
- *   offset 0                   struct mrc_queue_ctl (producer, consumer)
- *   offset MRC_QUEUE_CTL_SIZE  num_entries slots of entry_size bytes
+ *   offset 0                  struct mrc_ring_idx (producer, consumer)
+ *   offset MRC_RING_IDX_SIZE  num_entries slots of entry_size bytes
  *
  * num_entries is a power of two; the indices are free-running 32-bit
  * counters and a slot is (index & (num_entries - 1)).  The queue is empty
@@ -42,10 +42,11 @@
  */
 #define MRC_DRIVER_ID		0x004d5243
 
-/* Size reserved at the start of every mapped queue for struct mrc_queue_ctl. */
-#define MRC_QUEUE_CTL_SIZE	128
+/* Size reserved at the start of every mapped ring for its indices. */
+#define MRC_RING_IDX_SIZE	128
 
-struct mrc_queue_ctl {
+/* A ring's indices, each on its own cache line. */
+struct mrc_ring_idx {
 	__u32 prod;		/* written by the producer only */
 	__u32 reserved0[15];
 	__u32 cons;		/* written by the consumer only */

@@ -49,9 +49,9 @@ enum {
 /* Slots hold 64-bit fields: every entry size must keep them aligned. */
 #define MRC_SLOT_ALIGN sizeof(uint64_t)
 
-static_assert(sizeof(struct mrc_queue_ctl) <= MRC_QUEUE_CTL_SIZE,
+static_assert(sizeof(struct mrc_ring_idx) <= MRC_RING_IDX_SIZE,
 	      "queue control block larger than its reserved room");
-static_assert(MRC_QUEUE_CTL_SIZE % MRC_SLOT_ALIGN == 0,
+static_assert(MRC_RING_IDX_SIZE % MRC_SLOT_ALIGN == 0,
 	      "first slot misaligned");
 
 /* ------------------------------------------------------------------------
@@ -110,7 +110,7 @@ static int mrc_ring_map(struct ibv_context *ibctx, struct mrc_ring *ring,
 	    info->entry_size < min_entry_size ||
 	    info->entry_size % MRC_SLOT_ALIGN)
 		return EPROTO;
-	needed = MRC_QUEUE_CTL_SIZE +
+	needed = MRC_RING_IDX_SIZE +
 		 (uint64_t)info->num_entries * info->entry_size;
 	if (info->mmap_size < needed)
 		return EPROTO;
@@ -122,8 +122,8 @@ static int mrc_ring_map(struct ibv_context *ibctx, struct mrc_ring *ring,
 
 	ring->map = map;
 	ring->map_size = info->mmap_size;
-	ring->ctl = map;
-	ring->slots = (uint8_t *)map + MRC_QUEUE_CTL_SIZE;
+	ring->idx = map;
+	ring->slots = (uint8_t *)map + MRC_RING_IDX_SIZE;
 	ring->num_entries = info->num_entries;
 	ring->entry_size = info->entry_size;
 	return 0;
@@ -314,8 +314,8 @@ static int mrc_cq_pending(struct mrc_cq *cq, uint32_t *cons,
 	if (!ring->map)
 		return EIO;
 
-	*cons = mrc_load_own(&ring->ctl->cons);
-	prod = mrc_load_acquire(&ring->ctl->prod);
+	*cons = mrc_load_own(&ring->idx->cons);
+	prod = mrc_load_acquire(&ring->idx->prod);
 	*pending = prod - *cons;
 	if (*pending > ring->num_entries)
 		return EIO;
@@ -364,7 +364,7 @@ static int mrc_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		mrc_cqe_to_wc(&cqe, &wc[polled]);
 	}
 	if (polled)
-		mrc_store_release(&cq->ring.ctl->cons, cons + polled);
+		mrc_store_release(&cq->ring.idx->cons, cons + polled);
 
 	pthread_spin_unlock(&cq->lock);
 	return (int)polled;
@@ -388,7 +388,7 @@ static int mrc_cq_next(struct mrc_cq *cq)
 		return ENOENT;
 
 	memcpy(&cq->cur, mrc_ring_slot(&cq->ring, cons), sizeof(cq->cur));
-	mrc_store_release(&cq->ring.ctl->cons, cons + 1);
+	mrc_store_release(&cq->ring.idx->cons, cons + 1);
 
 	cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
 	cq->vcq.cq_ex.status = (enum ibv_wc_status)cq->cur.status;
@@ -649,7 +649,7 @@ static int mrc_rq_doorbell(struct ibv_qp *ibqp)
 /* Under wq->lock: the producer index WQEs are written from. */
 static uint32_t mrc_wq_prod(struct mrc_wq *wq)
 {
-	return wq->ring.map ? mrc_load_own(&wq->ring.ctl->prod) : 0;
+	return wq->ring.map ? mrc_load_own(&wq->ring.idx->prod) : 0;
 }
 
 /*
@@ -664,7 +664,7 @@ static int mrc_wq_reserve(struct mrc_wq *wq, uint32_t prod)
 	if (!wq->ring.map)
 		return ENOMEM;
 
-	used = prod - mrc_load_acquire(&wq->ring.ctl->cons);
+	used = prod - mrc_load_acquire(&wq->ring.idx->cons);
 	if (used > wq->ring.num_entries)
 		return EIO;
 	if (used == wq->ring.num_entries)
@@ -850,7 +850,7 @@ static int mrc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr_list,
 			break;
 	}
 	if (prod != first)
-		mrc_store_release(&qp->sq.ring.ctl->prod, prod);
+		mrc_store_release(&qp->sq.ring.idx->prod, prod);
 	pthread_spin_unlock(&qp->sq.lock);
 
 	if (prod != first) {
@@ -914,7 +914,7 @@ static int mrc_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr_list,
 			break;
 	}
 	if (prod != first)
-		mrc_store_release(&qp->rq.ring.ctl->prod, prod);
+		mrc_store_release(&qp->rq.ring.idx->prod, prod);
 	pthread_spin_unlock(&qp->rq.lock);
 
 	if (prod != first) {
@@ -960,7 +960,7 @@ static int mrc_wr_complete(struct ibv_qp_ex *ibqp)
 
 	first = mrc_wq_prod(&qp->sq);
 	if (!ret && qp->wr_prod != first)
-		mrc_store_release(&qp->sq.ring.ctl->prod, qp->wr_prod);
+		mrc_store_release(&qp->sq.ring.idx->prod, qp->wr_prod);
 	pthread_spin_unlock(&qp->sq.lock);
 
 	if (!ret && qp->wr_prod != first)

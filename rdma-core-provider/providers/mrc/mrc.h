@@ -40,7 +40,7 @@ struct mrc_context {
 struct mrc_ring {
 	void *map;
 	size_t map_size;
-	struct mrc_queue_ctl *ctl;
+	struct mrc_ring_idx *idx;
 	uint8_t *slots;
 	uint32_t num_entries;	/* a power of two */
 	uint32_t entry_size;

@@ -2,7 +2,7 @@
 /*
  * rdma_mrc: CC profiles, the controller's congestion-control settings that
  * QPs are bound to: the state rule, the algorithm, the NSCC parameters.
- * Requests come as struct mrc_cc_req (mrc_nl_profile.c parses them).
+ * Requests come as struct mrc_cc_args (mrc_nl_profile.c parses them).
  */
 
 #include <linux/slab.h>
@@ -69,28 +69,28 @@ struct mrc_cc_profile *mrc_cc_find(struct mrc_ctl *ctl, u64 id)
  * The request's NSCC parameters over those of @c: the first set a profile
  * gets must be whole; target-delay may not exceed qa-threshold.
  */
-static int mrc_cc_merge_nscc(struct mrc_cc_req *req, struct mrc_cc_cfg *c)
+static int mrc_cc_merge_nscc(struct mrc_cc_args *args, struct mrc_cc_cfg *c)
 {
 	struct mrc_nscc_params n = c->nscc;
 	unsigned int i;
 
 	for (i = 0; i < MRC_NSCC_NPARAMS; i++) {
-		if (req->nscc_given & BIT(i)) {
-			*mrc_nscc_param(&n, i) = *mrc_nscc_param(&req->nscc, i);
+		if (args->nscc_given & BIT(i)) {
+			*mrc_nscc_param(&n, i) = *mrc_nscc_param(&args->nscc, i);
 		} else if (!c->has_nscc) {
-			mrc_prof_refuse(&req->hdr, MRC_CC_F_NSCC,
+			mrc_prof_refuse(&args->prof, MRC_CC_F_NSCC,
 					"the first nscc nest must hold every parameter");
-			req->hdr.err.missing_part = 1 + i;
+			args->prof.err.missing_part = 1 + i;
 			return -EINVAL;
 		}
 	}
 	if (n.target_delay > n.qa_threshold) {
-		mrc_prof_refuse(&req->hdr, MRC_CC_F_NSCC,
+		mrc_prof_refuse(&args->prof, MRC_CC_F_NSCC,
 				"target-delay is above qa-threshold");
-		if (req->nscc_given & BIT(MRC_NSCC_TARGET_DELAY))
-			req->hdr.err.part = 1 + MRC_NSCC_TARGET_DELAY;
-		else if (req->nscc_given & BIT(MRC_NSCC_QA_THRESHOLD))
-			req->hdr.err.part = 1 + MRC_NSCC_QA_THRESHOLD;
+		if (args->nscc_given & BIT(MRC_NSCC_TARGET_DELAY))
+			args->prof.err.part = 1 + MRC_NSCC_TARGET_DELAY;
+		else if (args->nscc_given & BIT(MRC_NSCC_QA_THRESHOLD))
+			args->prof.err.part = 1 + MRC_NSCC_QA_THRESHOLD;
 		return -EINVAL;
 	}
 	c->nscc = n;
@@ -98,12 +98,12 @@ static int mrc_cc_merge_nscc(struct mrc_cc_req *req, struct mrc_cc_cfg *c)
 	return 0;
 }
 
-/* The first field of @req that changes the configuration, or 0. */
-static u8 mrc_cc_change(const struct mrc_cc_req *req)
+/* The first field of @args that changes the configuration, or 0. */
+static u8 mrc_cc_change(const struct mrc_cc_args *args)
 {
-	if (req->has_algo)
+	if (args->has_algo)
 		return MRC_CC_F_ALGO;
-	if (req->has_nscc)
+	if (args->has_nscc)
 		return MRC_CC_F_NSCC;
 	return MRC_PROF_F_NONE;
 }
@@ -114,13 +114,13 @@ static u8 mrc_cc_change(const struct mrc_cc_req *req)
  * for a new one.
  */
 static int mrc_cc_set_state(struct mrc_ctl *ctl, struct mrc_cc_profile *p,
-			    u32 cur, u32 target, struct mrc_cc_req *req)
+			    u32 cur, u32 target, struct mrc_cc_args *args)
 {
-	u8 change = mrc_cc_change(req);
+	u8 change = mrc_cc_change(args);
 
 	if (target == MRC_PROFILE_STATE_INIT) {
 		if (change) {
-			mrc_prof_refuse(&req->hdr, change,
+			mrc_prof_refuse(&args->prof, change,
 					"a profile in or going to INIT takes no attributes");
 			return -EINVAL;
 		}
@@ -132,17 +132,17 @@ static int mrc_cc_set_state(struct mrc_ctl *ctl, struct mrc_cc_profile *p,
 		return 1;
 	}
 	if (cur == MRC_PROFILE_STATE_ONLINE) {
-		if (req->has_algo) {
-			mrc_prof_refuse(&req->hdr, MRC_CC_F_ALGO,
+		if (args->has_algo) {
+			mrc_prof_refuse(&args->prof, MRC_CC_F_ALGO,
 					"the algorithm cannot change while the profile is ONLINE");
 			return -EINVAL;
 		}
 		if (target == MRC_PROFILE_STATE_OFFLINE)
-			return mrc_prof_leave_online(&req->hdr, p->qp_count,
+			return mrc_prof_leave_online(&args->prof, p->qp_count,
 						     ctl->def_cc == p);
 	}
 	if (!p && ctl->nccs >= MRC_CTL_MAX_CC_PROFILES) {
-		mrc_prof_refuse(&req->hdr, MRC_PROF_F_NONE,
+		mrc_prof_refuse(&args->prof, MRC_PROF_F_NONE,
 				"the device has no room for another CC profile");
 		return -ENOSPC;
 	}
@@ -150,31 +150,31 @@ static int mrc_cc_set_state(struct mrc_ctl *ctl, struct mrc_cc_profile *p,
 }
 
 /* The configuration @c (the profile's, or empty) a set request makes. */
-static int mrc_cc_set_cfg(struct mrc_cc_req *req, bool exists, u32 target,
+static int mrc_cc_set_cfg(struct mrc_cc_args *args, bool exists, u32 target,
 			  struct mrc_cc_cfg *c)
 {
 	int err;
 
-	if (req->has_algo) {
-		if (req->algo >= MRC_CC_NALGOS) {
-			mrc_prof_refuse(&req->hdr, MRC_CC_F_ALGO,
+	if (args->has_algo) {
+		if (args->algo >= MRC_CC_NALGOS) {
+			mrc_prof_refuse(&args->prof, MRC_CC_F_ALGO,
 					"unknown algorithm (uet-1.0-nscc or none)");
 			return -EINVAL;
 		}
-		c->algo = req->algo;
+		c->algo = args->algo;
 	} else if (!exists) {
-		mrc_prof_require(&req->hdr, MRC_CC_F_ALGO,
+		mrc_prof_require(&args->prof, MRC_CC_F_ALGO,
 				 "algorithm is required to leave INIT");
 		return -EINVAL;
 	}
-	if (req->has_nscc) {
-		err = mrc_cc_merge_nscc(req, c);
+	if (args->has_nscc) {
+		err = mrc_cc_merge_nscc(args, c);
 		if (err)
 			return err;
 	}
 	if (target == MRC_PROFILE_STATE_ONLINE && c->algo == MRC_CC_ALGO_NSCC &&
 	    !c->has_nscc) {
-		mrc_prof_require(&req->hdr, MRC_CC_F_NSCC,
+		mrc_prof_require(&args->prof, MRC_CC_F_NSCC,
 				 "nscc parameters are required to go ONLINE");
 		return -EINVAL;
 	}
@@ -182,10 +182,10 @@ static int mrc_cc_set_cfg(struct mrc_cc_req *req, bool exists, u32 target,
 }
 
 /*
- * Apply set request @req: whole, or not at all (on error, req->hdr.err
+ * Apply set request @args: whole, or not at all (on error, args->prof.err
  * says which field was refused).  Process context.
  */
-int mrc_cc_set(struct mrc_dev *dev, struct mrc_cc_req *req)
+int mrc_cc_set(struct mrc_dev *dev, struct mrc_cc_args *args)
 {
 	struct mrc_ctl *ctl = dev->ctl;
 	struct mrc_cc_profile *p;
@@ -194,15 +194,15 @@ int mrc_cc_set(struct mrc_dev *dev, struct mrc_cc_req *req)
 	int err;
 
 	mutex_lock(&ctl->lock);
-	p = mrc_cc_find(ctl, req->hdr.id);
+	p = mrc_cc_find(ctl, args->prof.id);
 	cur = p ? p->cfg.state : MRC_PROFILE_STATE_INIT;
-	err = mrc_prof_state_target(&req->hdr, cur, &target) ?:
-	      mrc_cc_set_state(ctl, p, cur, target, req);
+	err = mrc_prof_state_target(&args->prof, cur, &target) ?:
+	      mrc_cc_set_state(ctl, p, cur, target, args);
 	if (err)
 		goto out;
 	if (p)
 		c = p->cfg;
-	err = mrc_cc_set_cfg(req, p, target, &c);
+	err = mrc_cc_set_cfg(args, p, target, &c);
 	if (err)
 		goto out;
 	c.state = target;
@@ -213,7 +213,7 @@ int mrc_cc_set(struct mrc_dev *dev, struct mrc_cc_req *req)
 			err = -ENOMEM;
 			goto out;
 		}
-		p->id = req->hdr.id;
+		p->id = args->prof.id;
 		mrc_prof_insert(&ctl->ccs, &p->node);
 		ctl->nccs++;
 	}

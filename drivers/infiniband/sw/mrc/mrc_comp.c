@@ -80,7 +80,7 @@ void mrc_comp_complete(struct mrc_qp *qp)
 			sw = mrc_swqe(qp, qp->sq_cons);
 			dp->req.fail_pending = false;
 			qp->sq_cons++;
-			mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
+			mrc_index_publish(&qp->sq.idx->cons, qp->sq_cons);
 			mrc_comp_post(qp, sw, dp->req.fail_status);
 			mrc_qp_error(qp);
 			return;
@@ -99,7 +99,7 @@ void mrc_comp_complete(struct mrc_qp *qp)
 		 * that posts again as soon as it polls must find room.
 		 */
 		qp->sq_cons++;
-		mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
+		mrc_index_publish(&qp->sq.idx->cons, qp->sq_cons);
 		if (signal_all || (sw->flags & MRC_WQE_SIGNALED))
 			mrc_comp_post(qp, sw, IB_WC_SUCCESS);
 	}
@@ -123,7 +123,7 @@ void mrc_comp_fail(struct mrc_qp *qp, enum ib_wc_status status)
 	if (qp->sq_cons != dp->req.sq_fetch) {
 		sw = mrc_swqe(qp, qp->sq_cons);
 		qp->sq_cons++;
-		mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
+		mrc_index_publish(&qp->sq.idx->cons, qp->sq_cons);
 		mrc_comp_post(qp, sw, status);
 	} else if (mrc_queue_pending(&qp->sq, qp->sq_cons)) {
 		/* A WQE that failed its checks before it was taken. */
@@ -137,7 +137,7 @@ void mrc_comp_fail(struct mrc_qp *qp, enum ib_wc_status status)
 
 		qp->sq_cons++;
 		dp->req.sq_fetch = qp->sq_cons;
-		mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
+		mrc_index_publish(&qp->sq.idx->cons, qp->sq_cons);
 		mrc_qp_post_cqe(qp, true, &cqe);
 	}
 	mrc_qp_error(qp);

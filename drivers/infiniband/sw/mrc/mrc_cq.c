@@ -12,7 +12,7 @@
 /* Unconsumed CQEs, as far as the provider's (untrusted) index tells. */
 static u32 mrc_cq_used(struct mrc_cq *cq)
 {
-	u32 used = cq->prod - mrc_index_read(&cq->queue.ctl->cons);
+	u32 used = cq->prod - mrc_index_read(&cq->queue.idx->cons);
 
 	return min(used, cq->queue.num);
 }
@@ -160,8 +160,8 @@ int mrc_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		memcpy(mrc_queue_slot(&q, i),
 		       mrc_queue_slot(&cq->queue, cons + i),
 		       sizeof(struct mrc_cqe));
-	q.ctl->cons = 0;
-	mrc_index_publish(&q.ctl->prod, used);
+	q.idx->cons = 0;
+	mrc_index_publish(&q.idx->prod, used);
 	old = cq->queue;
 	cq->queue = q;
 	cq->prod = used;
@@ -231,7 +231,7 @@ int mrc_cq_post(struct mrc_cq *cq, const struct mrc_cqe *cqe, bool solicited)
 
 	memcpy(mrc_queue_slot(&cq->queue, cq->prod), cqe, sizeof(*cqe));
 	cq->prod++;
-	mrc_index_publish(&cq->queue.ctl->prod, cq->prod);
+	mrc_index_publish(&cq->queue.idx->prod, cq->prod);
 
 	if (cq->notify == IB_CQ_NEXT_COMP ||
 	    (cq->notify == IB_CQ_SOLICITED && solicited)) {

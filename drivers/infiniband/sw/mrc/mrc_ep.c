@@ -37,7 +37,7 @@
 
 /* A batch in flight: at most one per device, found by device index. */
 struct mrc_ep_batch {
-	struct mrc_ep_req *reqs;	/* the caller's; outcomes written here */
+	struct mrc_ep_request *reqs;	/* the caller's; outcomes written here */
 	struct sk_buff **skbs;		/* each request's, until it is sent */
 	u64 *sent_ns;			/* when each request left */
 	u16 *sent_ts;			/* ... and its ERTH timestamp */
@@ -339,7 +339,7 @@ static bool mrc_ep_rcv_rsp(struct mrc_pkt *pkt, const union ib_gid *src,
 {
 	const struct mrc_eeth *eeth = pkt->h.eeth;
 	u16 id = pkt->psn & MRC_EP_ID_MASK;
-	struct mrc_ep_req *req = NULL;
+	struct mrc_ep_request *req = NULL;
 	struct mrc_ep_batch *b;
 	bool matched = false;
 	unsigned int i;
@@ -436,10 +436,10 @@ void mrc_ep_rcv(struct mrc_pkt *pkt)
 		mrc_counter_inc(pkt->dev, MRC_CNT_EP_DROP_UNMATCHED);
 }
 
-static int mrc_ep_check_req(struct mrc_dev *dev, const struct mrc_ep_req *reqs,
+static int mrc_ep_check_req(struct mrc_dev *dev, const struct mrc_ep_request *reqs,
 			    unsigned int i, struct netlink_ext_ack *extack)
 {
-	const struct mrc_ep_req *req = &reqs[i];
+	const struct mrc_ep_request *req = &reqs[i];
 	unsigned int j;
 
 	for (j = 0; j < i; j++) {
@@ -476,7 +476,7 @@ static int mrc_ep_check_req(struct mrc_dev *dev, const struct mrc_ep_req *reqs,
 }
 
 static struct sk_buff *mrc_ep_build_req(struct mrc_dev *dev, u8 op,
-					const struct mrc_ep_req *req)
+					const struct mrc_ep_request *req)
 {
 	struct sk_buff *skb;
 	struct mrc_erth *erth;
@@ -500,7 +500,7 @@ static struct sk_buff *mrc_ep_build_req(struct mrc_dev *dev, u8 op,
  * Returns 0 and the wire op in @op, or why the batch is refused.
  */
 static int mrc_ep_batch_check(struct mrc_dev *dev, u32 op_type, u8 dscp,
-			      u64 timeout_ns, struct mrc_ep_req *reqs,
+			      u64 timeout_ns, struct mrc_ep_request *reqs,
 			      unsigned int n, u8 *op,
 			      struct netlink_ext_ack *extack)
 {
@@ -564,7 +564,7 @@ static void mrc_ep_batch_free(struct mrc_ep_batch *b)
 
 /* A batch of @n requests of wire op @op, every packet built. */
 static struct mrc_ep_batch *mrc_ep_batch_alloc(struct mrc_dev *dev, u8 op,
-					       struct mrc_ep_req *reqs,
+					       struct mrc_ep_request *reqs,
 					       unsigned int n)
 {
 	struct mrc_ep_batch *b;
@@ -601,7 +601,7 @@ static void mrc_ep_batch_send(struct mrc_dev *dev, struct mrc_ep_batch *b,
 	unsigned int i;
 
 	for (i = 0; i < b->n; i++) {
-		struct mrc_ep_req *req = &b->reqs[i];
+		struct mrc_ep_request *req = &b->reqs[i];
 		struct mrc_erth *erth;
 
 		addr.sgid = &req->sgid;
@@ -640,7 +640,7 @@ static void mrc_ep_batch_send(struct mrc_dev *dev, struct mrc_ep_batch *b,
  * -EINTR when a signal ended the wait.
  */
 int mrc_ep_batch(struct mrc_dev *dev, u32 op_type, u8 dscp, u64 timeout_ns,
-		 struct mrc_ep_req *reqs, unsigned int n,
+		 struct mrc_ep_request *reqs, unsigned int n,
 		 struct netlink_ext_ack *extack)
 {
 	struct mrc_ep_batch *b;

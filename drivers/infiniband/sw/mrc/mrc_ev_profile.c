@@ -4,7 +4,7 @@
  * state rule, AUTO / EXP / GEN arrays (generated, expanded through their
  * format profile into the paths the datapath sends on), the entries of an
  * EV operation, the states queries report, and the datapath's reads.
- * Requests come as struct mrc_ev_req (mrc_nl_profile.c parses them).
+ * Requests come as struct mrc_ev_args (mrc_nl_profile.c parses them).
  *
  * A change runs under ctl->lock and builds on the request's own copy of
  * the configuration and the array: only the commit changes the profile,
@@ -126,82 +126,82 @@ bool mrc_evp_is_srv6(const struct mrc_ev_profile *p)
 	return p->cfg.fmt && p->cfg.fmt->cfg.mode == MRC_EV_FMT_MODE_SRV6;
 }
 
-/* Refuse @req because of field @i (0-based) of its fields. */
-#define mrc_ev_refuse_field(req, i, msg) do {			\
-	struct mrc_ev_req *__req = (req);			\
+/* Refuse @args because of field @i (0-based) of its fields. */
+#define mrc_ev_refuse_field(args, i, msg) do {			\
+	struct mrc_ev_args *__args = (args);			\
 								\
-	mrc_prof_refuse(&__req->hdr, MRC_EV_F_FIELD, msg);	\
-	__req->hdr.err.index = 1 + (i);				\
+	mrc_prof_refuse(&__args->prof, MRC_EV_F_FIELD, msg);	\
+	__args->prof.err.index = 1 + (i);				\
 } while (0)
 
-/* Check field @i of @req against the rules that need no format. */
-static int mrc_ev_field_check(struct mrc_ev_req *req, u32 i)
+/* Check field @i of @args against the rules that need no format. */
+static int mrc_ev_field_check(struct mrc_ev_args *args, u32 i)
 {
-	const struct mrc_ev_field *f = &req->field[i];
+	const struct mrc_ev_field *f = &args->field[i];
 	u32 wmask = f->width == 32 ? U32_MAX : BIT(f->width) - 1;
 	u32 n = hweight32(f->mask);
 	u32 vmax = n == 32 ? U32_MAX : BIT(n) - 1;
 
 	if (f->init_val & ~wmask) {
-		mrc_ev_refuse_field(req, i, "init-val does not fit the width");
+		mrc_ev_refuse_field(args, i, "init-val does not fit the width");
 		return -EINVAL;
 	}
 	if (f->mask & ~wmask) {
-		mrc_ev_refuse_field(req, i, "mask bits lie outside the width");
+		mrc_ev_refuse_field(args, i, "mask bits lie outside the width");
 		return -EINVAL;
 	}
 	if (f->max_val > vmax) {
-		mrc_ev_refuse_field(req, i,
+		mrc_ev_refuse_field(args, i,
 				    "max-val is above 2^popcount(mask) - 1");
 		return -EINVAL;
 	}
 	if (f->min_val > f->max_val) {
-		mrc_ev_refuse_field(req, i, "min-val is above max-val");
+		mrc_ev_refuse_field(args, i, "min-val is above max-val");
 		return -EINVAL;
 	}
 	return 0;
 }
 
 /* The request's fields, checked, into @c. */
-static int mrc_ev_take_fields(struct mrc_ev_req *req, struct mrc_ev_cfg *c)
+static int mrc_ev_take_fields(struct mrc_ev_args *args, struct mrc_ev_cfg *c)
 {
 	u32 i, bits = 0;
 	int err;
 
-	for (i = 0; i < req->nfields; i++) {
-		err = mrc_ev_field_check(req, i);
+	for (i = 0; i < args->nfields; i++) {
+		err = mrc_ev_field_check(args, i);
 		if (err)
 			return err;
-		bits += hweight32(req->field[i].mask);
+		bits += hweight32(args->field[i].mask);
 	}
 	if (bits > MRC_EV_MAX_BITS) {
-		mrc_prof_refuse(&req->hdr, MRC_EV_F_FIELD,
+		mrc_prof_refuse(&args->prof, MRC_EV_F_FIELD,
 				"the fields take more EV bits than an EV has");
 		return -E2BIG;
 	}
-	memcpy(c->field, req->field, req->nfields * sizeof(c->field[0]));
-	c->nfields = req->nfields;
+	memcpy(c->field, args->field, args->nfields * sizeof(c->field[0]));
+	c->nfields = args->nfields;
 	return 0;
 }
 
 /* Check the profile's fields against its format's (if it has them). */
-static int mrc_ev_fields_vs_fmt(struct mrc_ev_req *req,
+static int mrc_ev_fields_vs_fmt(struct mrc_ev_args *args,
 				const struct mrc_ev_cfg *c)
 {
 	const struct mrc_fmt_cfg *f = &c->fmt->cfg;
-	u8 bad = req->has_fields ? MRC_EV_F_FIELD : MRC_EV_F_FMT;
+	u8 bad = args->has_fields ? MRC_EV_F_FIELD : MRC_EV_F_FMT;
 	u32 i;
 
 	if (!f->nfields)
 		return 0;
 	if (c->nfields > f->nfields) {
-		mrc_prof_refuse(&req->hdr, bad,
+		mrc_prof_refuse(&args->prof, bad,
 				"more fields than the format profile has");
 		return -E2BIG;
 	}
 	for (i = 0; i < c->nfields; i++) {
 		if (c->field[i].width > f->width[i]) {
-			mrc_prof_refuse(&req->hdr, bad,
+			mrc_prof_refuse(&args->prof, bad,
 					"a field is wider than its format field");
 			return -EINVAL;
 		}
@@ -228,7 +228,7 @@ static u32 mrc_ev_bits(const struct mrc_ev_cfg *c)
  */
 static int mrc_ev_generate(struct mrc_dev *dev, struct mrc_ev_cfg *c,
 			   struct mrc_evp_slot **slotsp,
-			   struct mrc_ev_req *req)
+			   struct mrc_ev_args *args)
 {
 	u32 digit[MRC_CTL_MAX_FIELDS] = {};
 	u32 nports = rdma_end_port(&dev->ibdev);
@@ -285,7 +285,7 @@ static int mrc_ev_generate(struct mrc_dev *dev, struct mrc_ev_cfg *c,
 	k = rounddown(k, MRC_CTL_EV_COUNT_ALIGN);
 	if (!k) {
 		kvfree(slots);
-		mrc_prof_refuse(&req->hdr, MRC_PROF_F_NONE,
+		mrc_prof_refuse(&args->prof, MRC_PROF_F_NONE,
 				"the fields generate no usable EV");
 		return -EINVAL;
 	}
@@ -311,40 +311,40 @@ static u32 mrc_slot_find(const struct mrc_evp_slot *slots, u32 n,
 	return i;
 }
 
-/* Refuse @req because of entry @k (0-based) of its EV operation. */
-static void mrc_ev_entry_err(struct mrc_ev_req *req, u32 k, u8 part,
+/* Refuse @args because of entry @k (0-based) of its EV operation. */
+static void mrc_ev_entry_err(struct mrc_ev_args *args, u32 k, u8 part,
 			     u8 missing_part)
 {
-	req->hdr.err.field = MRC_EV_F_ENTRY;
-	req->hdr.err.index = 1 + k;
-	req->hdr.err.part = part;
-	req->hdr.err.missing_part = missing_part;
+	args->prof.err.field = MRC_EV_F_ENTRY;
+	args->prof.err.index = 1 + k;
+	args->prof.err.part = part;
+	args->prof.err.missing_part = missing_part;
 }
 
-#define mrc_ev_refuse_entry(req, k, part, msg) do {		\
-	struct mrc_ev_req *__req = (req);			\
+#define mrc_ev_refuse_entry(args, k, part, msg) do {		\
+	struct mrc_ev_args *__args = (args);			\
 								\
-	NL_SET_ERR_MSG(__req->hdr.extack, msg);			\
-	mrc_ev_entry_err(__req, k, part, 0);			\
+	NL_SET_ERR_MSG(__args->prof.extack, msg);			\
+	mrc_ev_entry_err(__args, k, part, 0);			\
 } while (0)
 
 /*
  * An entry names an EV by value and port: @has_value and @has_port say
  * whether it has them (@value, @port: their parts, for the refusal).
  */
-static int mrc_ev_entry_has_ev(struct mrc_ev_req *req, u32 k, bool has_value,
+static int mrc_ev_entry_has_ev(struct mrc_ev_args *args, u32 k, bool has_value,
 			       bool has_port, u8 value, u8 port)
 {
 	if (has_value && has_port)
 		return 0;
-	NL_SET_ERR_MSG(req->hdr.extack, "the entry needs a value and a port");
-	mrc_ev_entry_err(req, k, 0, has_value ? port : value);
+	NL_SET_ERR_MSG(args->prof.extack, "the entry needs a value and a port");
+	mrc_ev_entry_err(args, k, 0, has_value ? port : value);
 	return -EINVAL;
 }
 
 /* One entry of an EV operation, resolved against the request's array. */
 struct mrc_ev_entry {
-	const struct mrc_ev_entry_req *r;
+	const struct mrc_ev_entry_args *r;
 	u32 k;				/* its place in the request */
 	u32 first;			/* the first slot it names */
 	bool all;			/* ... and every other slot holding it */
@@ -360,25 +360,25 @@ static bool mrc_ev_entry_names(const struct mrc_ev_entry *e,
 }
 
 /*
- * Entry @k of @req, into @e: its state, and the slots it names (by index,
+ * Entry @k of @args, into @e: its state, and the slots it names (by index,
  * or by value and port) among @slots (@n of them).
  */
-static int mrc_ev_entry_resolve(struct mrc_ev_req *req, u32 k,
+static int mrc_ev_entry_resolve(struct mrc_ev_args *args, u32 k,
 				const struct mrc_evp_slot *slots, u32 n,
 				struct mrc_ev_entry *e)
 {
-	const struct mrc_ev_entry_req *r = &req->entries[k];
+	const struct mrc_ev_entry_args *r = &args->entries[k];
 	int err;
 
 	e->r = r;
 	e->k = k;
 	if (!r->has_state) {
-		NL_SET_ERR_MSG(req->hdr.extack, "the entry needs a state");
-		mrc_ev_entry_err(req, k, 0, MRC_EV_E_STATE);
+		NL_SET_ERR_MSG(args->prof.extack, "the entry needs a state");
+		mrc_ev_entry_err(args, k, 0, MRC_EV_E_STATE);
 		return -EINVAL;
 	}
 	if (r->state != MRC_EV_STATE_GOOD && r->state != MRC_EV_STATE_DENIED) {
-		mrc_ev_refuse_entry(req, k, MRC_EV_E_STATE,
+		mrc_ev_refuse_entry(args, k, MRC_EV_E_STATE,
 				    "the controller sets only good or denied");
 		return -EINVAL;
 	}
@@ -387,25 +387,25 @@ static int mrc_ev_entry_resolve(struct mrc_ev_req *req, u32 k,
 		e->all = false;
 		if (e->first < n)
 			return 0;
-		mrc_ev_refuse_entry(req, k, MRC_EV_E_INDEX, "no such slot");
+		mrc_ev_refuse_entry(args, k, MRC_EV_E_INDEX, "no such slot");
 		return -ENOENT;
 	}
-	err = mrc_ev_entry_has_ev(req, k, r->has_value, r->has_port,
+	err = mrc_ev_entry_has_ev(args, k, r->has_value, r->has_port,
 				  MRC_EV_E_VALUE, MRC_EV_E_PORT);
 	if (err)
 		return err;
 	e->first = mrc_slot_find(slots, n, &r->ev);
 	if (e->first == n) {
-		mrc_ev_refuse_entry(req, k, 0, "the profile has no such EV");
+		mrc_ev_refuse_entry(args, k, 0, "the profile has no such EV");
 		return -ENOENT;
 	}
-	e->all = req->op == MRC_EV_OP_MODIFY_STATE ||
+	e->all = args->op == MRC_EV_OP_MODIFY_STATE ||
 		 (r->flags & MRC_EV_OP_FLAGS_ALL_COPIES);
 	return 0;
 }
 
 /* MODIFY_STATE: @e's state on every slot holding its EV. */
-static int mrc_ev_entry_modify(struct mrc_ev_req *req,
+static int mrc_ev_entry_modify(struct mrc_ev_args *args,
 			       const struct mrc_ev_entry *e,
 			       struct mrc_evp_slot *slots, u32 n)
 {
@@ -415,7 +415,7 @@ static int mrc_ev_entry_modify(struct mrc_ev_req *req,
 		if (!mrc_ev_entry_names(e, slots, i))
 			continue;
 		if (!slots[i].port) {
-			mrc_ev_refuse_entry(req, e->k, 0,
+			mrc_ev_refuse_entry(args, e->k, 0,
 					    "the slot is unpopulated");
 			return -EINVAL;
 		}
@@ -425,31 +425,31 @@ static int mrc_ev_entry_modify(struct mrc_ev_req *req,
 }
 
 /* REPLACE: the new EV of @e, checked, in the slots it names. */
-static int mrc_ev_entry_replace(struct mrc_dev *dev, struct mrc_ev_req *req,
+static int mrc_ev_entry_replace(struct mrc_dev *dev, struct mrc_ev_args *args,
 				const struct mrc_ev_cfg *c,
 				const struct mrc_ev_entry *e,
 				struct mrc_evp_slot *slots, u32 n)
 {
-	const struct mrc_ev_entry_req *r = e->r;
+	const struct mrc_ev_entry_args *r = e->r;
 	const struct mrc_ev_val *nev = &r->new_ev;
 	struct mrc_path path = {};
 	struct mrc_evp_slot *s;
 	u32 i;
 	int err;
 
-	err = mrc_ev_entry_has_ev(req, e->k, r->has_new_value,
+	err = mrc_ev_entry_has_ev(args, e->k, r->has_new_value,
 				  r->has_new_port, MRC_EV_E_NEW_VALUE,
 				  MRC_EV_E_NEW_PORT);
 	if (err)
 		return err;
 	if (!rdma_is_port_valid(&dev->ibdev, nev->port)) {
-		mrc_ev_refuse_entry(req, e->k, MRC_EV_E_NEW_PORT,
+		mrc_ev_refuse_entry(args, e->k, MRC_EV_E_NEW_PORT,
 				    "the device has no such port");
 		return -EINVAL;
 	}
 	if (c->fmt->cfg.nfields &&
 	    mrc_ev_expand(c, &c->fmt->cfg, nev->val, nev->port, &path)) {
-		mrc_ev_refuse_entry(req, e->k, MRC_EV_E_NEW_VALUE,
+		mrc_ev_refuse_entry(args, e->k, MRC_EV_E_NEW_VALUE,
 				    "the new EV does not fit the fields and format (or gives UDP source port 0)");
 		return -EINVAL;
 	}
@@ -458,7 +458,7 @@ static int mrc_ev_entry_replace(struct mrc_dev *dev, struct mrc_ev_req *req,
 			continue;
 		s = &slots[i];
 		if (s->port && s->port != nev->port) {
-			mrc_ev_refuse_entry(req, e->k, MRC_EV_E_NEW_PORT,
+			mrc_ev_refuse_entry(args, e->k, MRC_EV_E_NEW_PORT,
 					    "a replacement EV must stay on the plane (port) of the old one");
 			return -EINVAL;
 		}
@@ -472,22 +472,22 @@ static int mrc_ev_entry_replace(struct mrc_dev *dev, struct mrc_ev_req *req,
 }
 
 /* Expand every slot again (going ONLINE, or new fields while ONLINE). */
-static int mrc_ev_expand_all(struct mrc_ev_req *req,
+static int mrc_ev_expand_all(struct mrc_ev_args *args,
 			     const struct mrc_ev_cfg *c,
 			     struct mrc_evp_slot *slots, u32 n)
 {
-	u8 bad = req->hdr.has_state ? MRC_PROF_F_STATE : MRC_EV_F_FIELD;
+	u8 bad = args->prof.has_state ? MRC_PROF_F_STATE : MRC_EV_F_FIELD;
 	u32 i;
 
 	for (i = 0; i < n; i++) {
 		if (!slots[i].port) {
-			mrc_prof_refuse(&req->hdr, bad,
+			mrc_prof_refuse(&args->prof, bad,
 					"every slot must be populated to go ONLINE");
 			return -EINVAL;
 		}
 		if (mrc_ev_expand(c, &c->fmt->cfg, slots[i].val, slots[i].port,
 				  &slots[i].path)) {
-			mrc_prof_refuse(&req->hdr, bad,
+			mrc_prof_refuse(&args->prof, bad,
 					"an EV does not fit the fields and format");
 			return -EINVAL;
 		}
@@ -597,7 +597,7 @@ static void mrc_ev_release(struct mrc_ctl *ctl, struct mrc_ev_profile *p)
  */
 struct mrc_ev_set {
 	struct mrc_dev *dev;
-	struct mrc_ev_req *req;
+	struct mrc_ev_args *args;
 	struct mrc_ev_profile *p;	/* NULL: the profile is in INIT */
 	u32 cur;			/* its state */
 	u32 target;			/* the state it goes to */
@@ -609,39 +609,39 @@ struct mrc_ev_set {
 	bool reexpand;			/* every slot is expanded again */
 };
 
-/* The first field of @req that changes the configuration, or 0. */
-static u8 mrc_ev_change(const struct mrc_ev_req *req, bool online_too)
+/* The first field of @args that changes the configuration, or 0. */
+static u8 mrc_ev_change(const struct mrc_ev_args *args, bool online_too)
 {
-	if (req->has_mode)
+	if (args->has_mode)
 		return MRC_EV_F_MODE;
-	if (req->has_fmt)
+	if (args->has_fmt)
 		return MRC_EV_F_FMT;
-	if (req->has_count)
+	if (args->has_count)
 		return MRC_EV_F_COUNT;
-	if (req->has_min_active)
+	if (args->has_min_active)
 		return MRC_EV_F_MIN_ACTIVE;
 	if (!online_too)
 		return MRC_PROF_F_NONE;
-	if (req->has_event_mask)
+	if (args->has_event_mask)
 		return MRC_EV_F_EVENT_MASK;
-	if (req->has_fields)
+	if (args->has_fields)
 		return MRC_EV_F_FIELD;
 	return MRC_PROF_F_NONE;
 }
 
 /* The request's EV operation; nothing locked, nothing looked up. */
-static int mrc_ev_set_args(struct mrc_ev_req *req)
+static int mrc_ev_set_args(struct mrc_ev_args *args)
 {
-	if (req->has_op && req->op != MRC_EV_OP_REPLACE &&
-	    req->op != MRC_EV_OP_MODIFY_STATE) {
-		mrc_prof_refuse(&req->hdr, MRC_EV_F_OP,
+	if (args->has_op && args->op != MRC_EV_OP_REPLACE &&
+	    args->op != MRC_EV_OP_MODIFY_STATE) {
+		mrc_prof_refuse(&args->prof, MRC_EV_F_OP,
 				"ev-profile-set takes replace or modify-state; queries are in ev-profile-get");
 		return -EINVAL;
 	}
-	if (req->nentries && !req->has_op) {
-		mrc_prof_refuse(&req->hdr, MRC_EV_F_ENTRY,
+	if (args->nentries && !args->has_op) {
+		mrc_prof_refuse(&args->prof, MRC_EV_F_ENTRY,
 				"ev entries need ev-op");
-		req->hdr.err.missing = MRC_EV_F_OP;
+		args->prof.err.missing = MRC_EV_F_OP;
 		return -EINVAL;
 	}
 	return 0;
@@ -654,23 +654,23 @@ static int mrc_ev_set_args(struct mrc_ev_req *req)
  */
 static int mrc_ev_set_state(struct mrc_ev_set *s)
 {
-	struct mrc_ev_req *req = s->req;
+	struct mrc_ev_args *args = s->args;
 	struct mrc_ctl *ctl = s->dev->ctl;
 	u8 bad;
 	int err;
 
-	s->p = mrc_evp_find(ctl, req->hdr.id);
+	s->p = mrc_evp_find(ctl, args->prof.id);
 	s->cur = s->p ? s->p->cfg.state : MRC_PROFILE_STATE_INIT;
-	err = mrc_prof_state_target(&req->hdr, s->cur, &s->target);
+	err = mrc_prof_state_target(&args->prof, s->cur, &s->target);
 	if (err)
 		return err;
 
 	if (s->target == MRC_PROFILE_STATE_INIT) {
-		bad = mrc_ev_change(req, true);
-		if (!bad && req->nentries)
+		bad = mrc_ev_change(args, true);
+		if (!bad && args->nentries)
 			bad = MRC_EV_F_ENTRY;
 		if (bad) {
-			mrc_prof_refuse(&req->hdr, bad,
+			mrc_prof_refuse(&args->prof, bad,
 					"a profile in or going to INIT takes no attributes");
 			return -EINVAL;
 		}
@@ -679,18 +679,18 @@ static int mrc_ev_set_state(struct mrc_ev_set *s)
 		return 1;
 	}
 	if (s->cur == MRC_PROFILE_STATE_ONLINE) {
-		bad = mrc_ev_change(req, false);
+		bad = mrc_ev_change(args, false);
 		if (bad) {
-			mrc_prof_refuse(&req->hdr, bad,
+			mrc_prof_refuse(&args->prof, bad,
 					"this attribute cannot change while the profile is ONLINE");
 			return -EINVAL;
 		}
 		if (s->target == MRC_PROFILE_STATE_OFFLINE)
-			return mrc_prof_leave_online(&req->hdr, s->p->qp_count,
+			return mrc_prof_leave_online(&args->prof, s->p->qp_count,
 						     ctl->def_ev == s->p);
 	}
 	if (!s->p && ctl->nevps >= MRC_CTL_MAX_EV_PROFILES) {
-		mrc_prof_refuse(&req->hdr, MRC_PROF_F_NONE,
+		mrc_prof_refuse(&args->prof, MRC_PROF_F_NONE,
 				"the device has no room for another EV profile");
 		return -ENOSPC;
 	}
@@ -700,36 +700,36 @@ static int mrc_ev_set_state(struct mrc_ev_set *s)
 /* The mode and format profile the profile would have. */
 static int mrc_ev_set_mode(struct mrc_ev_set *s)
 {
-	struct mrc_ev_req *req = s->req;
+	struct mrc_ev_args *args = s->args;
 	struct mrc_ev_cfg *c = &s->c;
 	struct mrc_fmt_profile *f;
 
-	if (req->has_mode) {
-		if (hweight32(req->mode) != 1) {
-			mrc_prof_refuse(&req->hdr, MRC_EV_F_MODE,
+	if (args->has_mode) {
+		if (hweight32(args->mode) != 1) {
+			mrc_prof_refuse(&args->prof, MRC_EV_F_MODE,
 					"mode must be exactly one EV mode");
 			return -EINVAL;
 		}
-		if (req->mode != c->mode) {
+		if (args->mode != c->mode) {
 			s->regen = true;
 			s->resize = true;
 		}
-		c->mode = req->mode;
+		c->mode = args->mode;
 	} else if (!s->p) {
-		mrc_prof_require(&req->hdr, MRC_EV_F_MODE,
+		mrc_prof_require(&args->prof, MRC_EV_F_MODE,
 				 "mode is required to leave INIT");
 		return -EINVAL;
 	}
 
-	if (req->has_fmt) {
+	if (args->has_fmt) {
 		if (c->mode == MRC_EV_MODE_AUTO) {
-			mrc_prof_refuse(&req->hdr, MRC_EV_F_FMT,
+			mrc_prof_refuse(&args->prof, MRC_EV_F_FMT,
 					"an auto profile has no format");
 			return -EINVAL;
 		}
-		f = mrc_fmt_find(s->dev->ctl, req->fmt_id);
+		f = mrc_fmt_find(s->dev->ctl, args->fmt_id);
 		if (!f) {
-			mrc_prof_refuse(&req->hdr, MRC_EV_F_FMT,
+			mrc_prof_refuse(&args->prof, MRC_EV_F_FMT,
 					"the format profile is in INIT");
 			return -ENOENT;
 		}
@@ -741,7 +741,7 @@ static int mrc_ev_set_mode(struct mrc_ev_set *s)
 		c->fmt = NULL;
 		c->nfields = 0;
 	} else if (!c->fmt) {
-		mrc_prof_require(&req->hdr, MRC_EV_F_FMT,
+		mrc_prof_require(&args->prof, MRC_EV_F_FMT,
 				 "exp and gen profiles need fmt-profile-id");
 		return -EINVAL;
 	}
@@ -751,28 +751,28 @@ static int mrc_ev_set_mode(struct mrc_ev_set *s)
 /* The EV count, the floor of active EVs and the event mask. */
 static int mrc_ev_set_count(struct mrc_ev_set *s)
 {
-	struct mrc_ev_req *req = s->req;
+	struct mrc_ev_args *args = s->args;
 	struct mrc_ev_cfg *c = &s->c;
 
-	if (req->has_count) {
-		if (req->count > MRC_CTL_EV_MAX_COUNT_PROFILE) {
-			mrc_prof_refuse(&req->hdr, MRC_EV_F_COUNT,
+	if (args->has_count) {
+		if (args->count > MRC_CTL_EV_MAX_COUNT_PROFILE) {
+			mrc_prof_refuse(&args->prof, MRC_EV_F_COUNT,
 					"ev-count is above ev-max-count-profile");
 			return -E2BIG;
 		}
 		if (c->mode == MRC_EV_MODE_EXP &&
-		    req->count % MRC_CTL_EV_COUNT_ALIGN) {
-			mrc_prof_refuse(&req->hdr, MRC_EV_F_COUNT,
+		    args->count % MRC_CTL_EV_COUNT_ALIGN) {
+			mrc_prof_refuse(&args->prof, MRC_EV_F_COUNT,
 					"ev-count is not a multiple of ev-count-align");
 			return -EINVAL;
 		}
-		if (req->count != c->ev_count_req) {
+		if (args->count != c->ev_count_req) {
 			s->regen = true;
 			s->resize = true;
 		}
-		c->ev_count_req = req->count;
+		c->ev_count_req = args->count;
 	} else if (!s->p) {
-		mrc_prof_require(&req->hdr, MRC_EV_F_COUNT,
+		mrc_prof_require(&args->prof, MRC_EV_F_COUNT,
 				 "ev-count is required to leave INIT");
 		return -EINVAL;
 	}
@@ -780,12 +780,12 @@ static int mrc_ev_set_count(struct mrc_ev_set *s)
 	if (c->mode != MRC_EV_MODE_GEN)
 		c->ev_count = c->ev_count_req;
 
-	if (req->has_min_active) {
-		c->min_active = req->min_active;
+	if (args->has_min_active) {
+		c->min_active = args->min_active;
 		c->has_min_active = true;
 	}
-	if (req->has_event_mask) {
-		c->event_mask = req->event_mask;
+	if (args->has_event_mask) {
+		c->event_mask = args->event_mask;
 		c->has_event_mask = true;
 	}
 	return 0;
@@ -794,30 +794,30 @@ static int mrc_ev_set_count(struct mrc_ev_set *s)
 /* The fields, and how they fit the format. */
 static int mrc_ev_set_fields(struct mrc_ev_set *s)
 {
-	struct mrc_ev_req *req = s->req;
+	struct mrc_ev_args *args = s->args;
 	struct mrc_ev_cfg *c = &s->c;
 	int err;
 
-	if (req->has_fields) {
+	if (args->has_fields) {
 		if (c->mode == MRC_EV_MODE_AUTO) {
-			mrc_prof_refuse(&req->hdr, MRC_EV_F_FIELD,
+			mrc_prof_refuse(&args->prof, MRC_EV_F_FIELD,
 					"an auto profile has no fields");
 			return -EINVAL;
 		}
-		err = mrc_ev_take_fields(req, c);
+		err = mrc_ev_take_fields(args, c);
 		if (err)
 			return err;
 		s->regen = true;
 		s->reexpand = true;
 	}
 	if (c->mode == MRC_EV_MODE_GEN && !c->nfields) {
-		mrc_prof_require(&req->hdr, MRC_EV_F_FIELD,
+		mrc_prof_require(&args->prof, MRC_EV_F_FIELD,
 				 "gen profiles need fields");
 		return -EINVAL;
 	}
 	if (!c->fmt)
 		return 0;
-	return mrc_ev_fields_vs_fmt(req, c);
+	return mrc_ev_fields_vs_fmt(args, c);
 }
 
 /*
@@ -844,7 +844,7 @@ static int mrc_ev_set_array(struct mrc_ev_set *s)
 			c->ev_count = c->ev_count_req;
 			return 0;
 		}
-		err = mrc_ev_generate(s->dev, c, &s->slots, s->req);
+		err = mrc_ev_generate(s->dev, c, &s->slots, s->args);
 		if (!err)
 			s->nslots = c->ev_count;
 		return err;
@@ -864,18 +864,18 @@ static int mrc_ev_set_array(struct mrc_ev_set *s)
 static int mrc_ev_set_limits(struct mrc_ev_set *s)
 {
 	u32 old = s->p ? s->p->cfg.ev_count : 0;
-	struct mrc_ev_req *req = s->req;
+	struct mrc_ev_args *args = s->args;
 	struct mrc_ev_cfg *c = &s->c;
 
 	if (c->has_min_active && c->min_active > c->ev_count) {
-		mrc_prof_refuse(&req->hdr, req->has_min_active ?
+		mrc_prof_refuse(&args->prof, args->has_min_active ?
 				MRC_EV_F_MIN_ACTIVE : MRC_EV_F_COUNT,
 				"ev-min-active is above ev-count");
 		return -EINVAL;
 	}
 	if (c->ev_count > old &&
 	    s->dev->ctl->ev_used - old + c->ev_count > MRC_CTL_EV_MAX_COUNT) {
-		mrc_prof_refuse(&req->hdr, MRC_EV_F_COUNT,
+		mrc_prof_refuse(&args->prof, MRC_EV_F_COUNT,
 				"ev-count is above what the device has free");
 		return -E2BIG;
 	}
@@ -885,24 +885,24 @@ static int mrc_ev_set_limits(struct mrc_ev_set *s)
 /* The entries of the EV operation, in order, on the request's array. */
 static int mrc_ev_set_entries(struct mrc_ev_set *s)
 {
-	struct mrc_ev_req *req = s->req;
+	struct mrc_ev_args *args = s->args;
 	struct mrc_ev_entry e;
 	u32 k;
 	int err;
 
-	if (!req->nentries)
+	if (!args->nentries)
 		return 0;
 	if (s->c.mode == MRC_EV_MODE_AUTO) {
-		mrc_prof_refuse(&req->hdr, MRC_EV_F_ENTRY,
+		mrc_prof_refuse(&args->prof, MRC_EV_F_ENTRY,
 				"an auto profile has no EV array");
 		return -EINVAL;
 	}
-	for (k = 0; k < req->nentries; k++) {
-		err = mrc_ev_entry_resolve(req, k, s->slots, s->nslots, &e);
-		if (!err && req->op == MRC_EV_OP_MODIFY_STATE)
-			err = mrc_ev_entry_modify(req, &e, s->slots, s->nslots);
+	for (k = 0; k < args->nentries; k++) {
+		err = mrc_ev_entry_resolve(args, k, s->slots, s->nslots, &e);
+		if (!err && args->op == MRC_EV_OP_MODIFY_STATE)
+			err = mrc_ev_entry_modify(args, &e, s->slots, s->nslots);
 		else if (!err)
-			err = mrc_ev_entry_replace(s->dev, req, &s->c, &e,
+			err = mrc_ev_entry_replace(s->dev, args, &s->c, &e,
 						   s->slots, s->nslots);
 		if (err)
 			return err;
@@ -913,31 +913,31 @@ static int mrc_ev_set_entries(struct mrc_ev_set *s)
 /* What going (or staying) ONLINE needs; every slot expanded. */
 static int mrc_ev_set_online(struct mrc_ev_set *s)
 {
-	struct mrc_ev_req *req = s->req;
+	struct mrc_ev_args *args = s->args;
 	struct mrc_ev_cfg *c = &s->c;
 
 	if (s->target != MRC_PROFILE_STATE_ONLINE)
 		return 0;
 	if (c->mode != MRC_EV_MODE_AUTO &&
 	    c->fmt->cfg.state != MRC_PROFILE_STATE_ONLINE) {
-		mrc_prof_refuse(&req->hdr, MRC_PROF_F_STATE,
+		mrc_prof_refuse(&args->prof, MRC_PROF_F_STATE,
 				"the format profile is not ONLINE");
 		return -EINVAL;
 	}
 	if (!c->has_min_active) {
-		mrc_prof_require(&req->hdr, MRC_EV_F_MIN_ACTIVE,
+		mrc_prof_require(&args->prof, MRC_EV_F_MIN_ACTIVE,
 				 "ev-min-active is required to go ONLINE");
 		return -EINVAL;
 	}
 	if (!c->has_event_mask) {
-		mrc_prof_require(&req->hdr, MRC_EV_F_EVENT_MASK,
+		mrc_prof_require(&args->prof, MRC_EV_F_EVENT_MASK,
 				 "event-mask is required to go ONLINE");
 		return -EINVAL;
 	}
 	if (c->mode == MRC_EV_MODE_AUTO ||
 	    (s->cur == MRC_PROFILE_STATE_ONLINE && !s->reexpand))
 		return 0;
-	return mrc_ev_expand_all(req, c, s->slots, s->nslots);
+	return mrc_ev_expand_all(args, c, s->slots, s->nslots);
 }
 
 /*
@@ -956,7 +956,7 @@ static int mrc_ev_set_commit(struct mrc_ev_set *s)
 		p = kzalloc(sizeof(*p), GFP_KERNEL);
 		if (!p)
 			return -ENOMEM;
-		p->id = s->req->hdr.id;
+		p->id = s->args->prof.id;
 		spin_lock_init(&p->lock);
 		mrc_prof_insert(&ctl->evps, &p->node);
 		ctl->nevps++;
@@ -979,17 +979,17 @@ static int mrc_ev_set_commit(struct mrc_ev_set *s)
 }
 
 /*
- * Apply set request @req: every step checks or builds on the request's
+ * Apply set request @args: every step checks or builds on the request's
  * own copy; only the commit changes the profile, so a request that fails
  * at any step (its third EV entry, say) leaves the profile as it was, and
- * req->hdr.err says what was refused.  Process context.
+ * args->prof.err says what was refused.  Process context.
  */
-int mrc_ev_set(struct mrc_dev *dev, struct mrc_ev_req *req)
+int mrc_ev_set(struct mrc_dev *dev, struct mrc_ev_args *args)
 {
-	struct mrc_ev_set s = { .dev = dev, .req = req };
+	struct mrc_ev_set s = { .dev = dev, .args = args };
 	int err;
 
-	err = mrc_ev_set_args(req);
+	err = mrc_ev_set_args(args);
 	if (err)
 		return err;
 
@@ -1119,24 +1119,24 @@ int mrc_ev_read(struct mrc_dev *dev, u64 id, bool next, u32 what,
 	return err;
 }
 
-/* The slots the entries of query @req name, into info->query. */
-static int mrc_ev_query_slots(struct mrc_ev_profile *p, struct mrc_ev_req *req,
+/* The slots the entries of query @args name, into info->query. */
+static int mrc_ev_query_slots(struct mrc_ev_profile *p, struct mrc_ev_args *args,
 			      struct mrc_ev_info *info)
 {
-	const struct mrc_ev_entry_req *r;
+	const struct mrc_ev_entry_args *r;
 	u32 k, i;
 	int err;
 
-	info->query = kvcalloc(max_t(u32, req->nentries, 1),
+	info->query = kvcalloc(max_t(u32, args->nentries, 1),
 			       sizeof(*info->query), GFP_KERNEL);
 	if (!info->query)
 		return -ENOMEM;
-	for (k = 0; k < req->nentries; k++) {
-		r = &req->entries[k];
+	for (k = 0; k < args->nentries; k++) {
+		r = &args->entries[k];
 		if (r->has_index) {
 			i = r->index;
 		} else {
-			err = mrc_ev_entry_has_ev(req, k, r->has_value,
+			err = mrc_ev_entry_has_ev(args, k, r->has_value,
 						  r->has_port, MRC_EV_E_VALUE,
 						  MRC_EV_E_PORT);
 			if (err)
@@ -1144,7 +1144,7 @@ static int mrc_ev_query_slots(struct mrc_ev_profile *p, struct mrc_ev_req *req,
 			i = mrc_slot_find(p->slots, p->nslots, &r->ev);
 		}
 		if (i >= p->nslots) {
-			mrc_ev_refuse_entry(req, k, 0,
+			mrc_ev_refuse_entry(args, k, 0,
 					    "the profile has no such EV");
 			return -ENOENT;
 		}
@@ -1154,12 +1154,12 @@ static int mrc_ev_query_slots(struct mrc_ev_profile *p, struct mrc_ev_req *req,
 }
 
 /*
- * ev-profile-get: profile req->hdr.id into *@info with, for the query
+ * ev-profile-get: profile args->prof.id into *@info with, for the query
  * ops, its array and the slots a query-state names.  On error,
- * req->hdr.err says what was refused.  mrc_ev_info_release() frees what
+ * args->prof.err says what was refused.  mrc_ev_info_release() frees what
  * @info holds.
  */
-int mrc_ev_get(struct mrc_dev *dev, struct mrc_ev_req *req,
+int mrc_ev_get(struct mrc_dev *dev, struct mrc_ev_args *args,
 	       struct mrc_ev_info *info)
 {
 	struct mrc_ctl *ctl = dev->ctl;
@@ -1167,37 +1167,37 @@ int mrc_ev_get(struct mrc_dev *dev, struct mrc_ev_req *req,
 	int err;
 
 	memset(info, 0, sizeof(*info));
-	if (req->has_op && req->op != MRC_EV_OP_QUERY_STATE &&
-	    req->op != MRC_EV_OP_QUERY_ARRAY) {
-		mrc_prof_refuse(&req->hdr, MRC_EV_F_OP,
+	if (args->has_op && args->op != MRC_EV_OP_QUERY_STATE &&
+	    args->op != MRC_EV_OP_QUERY_ARRAY) {
+		mrc_prof_refuse(&args->prof, MRC_EV_F_OP,
 				"ev-profile-get takes query-state or query-array; changes are in ev-profile-set");
 		return -EINVAL;
 	}
-	if (req->nentries &&
-	    (!req->has_op || req->op != MRC_EV_OP_QUERY_STATE)) {
-		mrc_prof_refuse(&req->hdr, MRC_EV_F_ENTRY,
+	if (args->nentries &&
+	    (!args->has_op || args->op != MRC_EV_OP_QUERY_STATE)) {
+		mrc_prof_refuse(&args->prof, MRC_EV_F_ENTRY,
 				"ev entries go with query-state");
 		return -EINVAL;
 	}
 
 	mutex_lock(&ctl->lock);
-	p = mrc_evp_find(ctl, req->hdr.id);
+	p = mrc_evp_find(ctl, args->prof.id);
 	if (!p) {
-		mrc_prof_refuse(&req->hdr, MRC_PROF_F_ID,
+		mrc_prof_refuse(&args->prof, MRC_PROF_F_ID,
 				"the EV profile is in INIT");
 		err = -ENOENT;
 		goto out;
 	}
-	if (req->has_op && p->cfg.mode == MRC_EV_MODE_AUTO) {
-		mrc_prof_refuse(&req->hdr, MRC_EV_F_OP,
+	if (args->has_op && p->cfg.mode == MRC_EV_MODE_AUTO) {
+		mrc_prof_refuse(&args->prof, MRC_EV_F_OP,
 				"an auto profile has no EV array");
 		err = -EINVAL;
 		goto out;
 	}
-	err = mrc_ev_info_fill(dev, p, req->has_op ? MRC_EV_READ_ARRAY : 0,
+	err = mrc_ev_info_fill(dev, p, args->has_op ? MRC_EV_READ_ARRAY : 0,
 			       info);
-	if (!err && req->nentries)
-		err = mrc_ev_query_slots(p, req, info);
+	if (!err && args->nentries)
+		err = mrc_ev_query_slots(p, args, info);
 out:
 	mutex_unlock(&ctl->lock);
 	if (err)

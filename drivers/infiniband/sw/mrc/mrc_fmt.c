@@ -2,7 +2,7 @@
 /*
  * rdma_mrc: EV format profiles, the layouts (a mode and field widths) that
  * EXP and GEN EV profiles are built on.  Requests come as struct
- * mrc_fmt_req (mrc_nl_profile.c parses them).
+ * mrc_fmt_args (mrc_nl_profile.c parses them).
  */
 
 #include <linux/slab.h>
@@ -40,12 +40,12 @@ u32 mrc_fmt_mode_bits(u32 mode)
 	}
 }
 
-/* The first field of @req that changes the configuration, or 0. */
-static u8 mrc_fmt_change(const struct mrc_fmt_req *req)
+/* The first field of @args that changes the configuration, or 0. */
+static u8 mrc_fmt_change(const struct mrc_fmt_args *args)
 {
-	if (req->has_mode)
+	if (args->has_mode)
 		return MRC_FMT_F_MODE;
-	if (req->has_fields)
+	if (args->has_fields)
 		return MRC_FMT_F_FIELD;
 	return MRC_PROF_F_NONE;
 }
@@ -55,20 +55,20 @@ static u8 mrc_fmt_change(const struct mrc_fmt_req *req)
  * INIT (returns 1: done), only its state while ONLINE, room for a new one.
  */
 static int mrc_fmt_set_state(struct mrc_ctl *ctl, struct mrc_fmt_profile *p,
-			     u32 cur, u32 target, struct mrc_fmt_req *req)
+			     u32 cur, u32 target, struct mrc_fmt_args *args)
 {
-	u8 change = mrc_fmt_change(req);
+	u8 change = mrc_fmt_change(args);
 
 	if (target == MRC_PROFILE_STATE_INIT) {
 		if (change) {
-			mrc_prof_refuse(&req->hdr, change,
+			mrc_prof_refuse(&args->prof, change,
 					"a profile in or going to INIT takes no attributes");
 			return -EINVAL;
 		}
 		if (!p)
 			return 1;
 		if (p->users) {
-			mrc_prof_refuse(&req->hdr, MRC_PROF_F_NONE,
+			mrc_prof_refuse(&args->prof, MRC_PROF_F_NONE,
 					"EV profiles out of INIT use this format");
 			return -EBUSY;
 		}
@@ -78,12 +78,12 @@ static int mrc_fmt_set_state(struct mrc_ctl *ctl, struct mrc_fmt_profile *p,
 		return 1;
 	}
 	if (cur == MRC_PROFILE_STATE_ONLINE && change) {
-		mrc_prof_refuse(&req->hdr, change,
+		mrc_prof_refuse(&args->prof, change,
 				"an ONLINE format profile changes only its state");
 		return -EINVAL;
 	}
 	if (!p && ctl->nfmts >= MRC_CTL_MAX_FMT_PROFILES) {
-		mrc_prof_refuse(&req->hdr, MRC_PROF_F_NONE,
+		mrc_prof_refuse(&args->prof, MRC_PROF_F_NONE,
 				"the device has no room for another format profile");
 		return -ENOSPC;
 	}
@@ -91,37 +91,37 @@ static int mrc_fmt_set_state(struct mrc_ctl *ctl, struct mrc_fmt_profile *p,
 }
 
 /* The configuration @c (the profile's, or empty) a set request makes. */
-static int mrc_fmt_set_cfg(struct mrc_fmt_req *req, bool exists, u32 target,
+static int mrc_fmt_set_cfg(struct mrc_fmt_args *args, bool exists, u32 target,
 			   struct mrc_fmt_cfg *c)
 {
 	u32 width;
 
-	if (req->has_mode) {
-		if (hweight32(req->mode) != 1) {
-			mrc_prof_refuse(&req->hdr, MRC_FMT_F_MODE,
+	if (args->has_mode) {
+		if (hweight32(args->mode) != 1) {
+			mrc_prof_refuse(&args->prof, MRC_FMT_F_MODE,
 					"mode must be exactly one format mode");
 			return -EINVAL;
 		}
-		c->mode = req->mode;
+		c->mode = args->mode;
 	} else if (!exists) {
-		mrc_prof_require(&req->hdr, MRC_FMT_F_MODE,
+		mrc_prof_require(&args->prof, MRC_FMT_F_MODE,
 				 "mode is required to leave INIT");
 		return -EINVAL;
 	}
-	if (req->has_fields) {
-		c->nfields = req->nfields;
-		memcpy(c->width, req->width, sizeof(c->width));
+	if (args->has_fields) {
+		c->nfields = args->nfields;
+		memcpy(c->width, args->width, sizeof(c->width));
 	}
 	width = mrc_fmt_width(c);
 	if (width > mrc_fmt_mode_bits(c->mode) ||
 	    width > MRC_CTL_EV_MAX_WIDTH) {
-		mrc_prof_refuse(&req->hdr, req->has_fields ? MRC_FMT_F_FIELD :
+		mrc_prof_refuse(&args->prof, args->has_fields ? MRC_FMT_F_FIELD :
 				MRC_FMT_F_MODE,
 				"the field widths add up to more than the mode allows");
 		return -E2BIG;
 	}
 	if (target == MRC_PROFILE_STATE_ONLINE && !c->nfields) {
-		mrc_prof_require(&req->hdr, MRC_FMT_F_FIELD,
+		mrc_prof_require(&args->prof, MRC_FMT_F_FIELD,
 				 "fields are required to go ONLINE");
 		return -EINVAL;
 	}
@@ -129,10 +129,10 @@ static int mrc_fmt_set_cfg(struct mrc_fmt_req *req, bool exists, u32 target,
 }
 
 /*
- * Apply set request @req: whole, or not at all (on error, req->hdr.err
+ * Apply set request @args: whole, or not at all (on error, args->prof.err
  * says which field was refused).  Process context.
  */
-int mrc_fmt_set(struct mrc_dev *dev, struct mrc_fmt_req *req)
+int mrc_fmt_set(struct mrc_dev *dev, struct mrc_fmt_args *args)
 {
 	struct mrc_ctl *ctl = dev->ctl;
 	struct mrc_fmt_profile *p;
@@ -141,20 +141,20 @@ int mrc_fmt_set(struct mrc_dev *dev, struct mrc_fmt_req *req)
 	int err;
 
 	mutex_lock(&ctl->lock);
-	p = mrc_fmt_find(ctl, req->hdr.id);
+	p = mrc_fmt_find(ctl, args->prof.id);
 	cur = p ? p->cfg.state : MRC_PROFILE_STATE_INIT;
-	err = mrc_prof_state_target(&req->hdr, cur, &target) ?:
-	      mrc_fmt_set_state(ctl, p, cur, target, req);
+	err = mrc_prof_state_target(&args->prof, cur, &target) ?:
+	      mrc_fmt_set_state(ctl, p, cur, target, args);
 	if (err)
 		goto out;
 	if (p)
 		c = p->cfg;
-	err = mrc_fmt_set_cfg(req, p, target, &c);
+	err = mrc_fmt_set_cfg(args, p, target, &c);
 	if (err)
 		goto out;
 	if (cur == MRC_PROFILE_STATE_ONLINE &&
 	    target == MRC_PROFILE_STATE_OFFLINE && p->online_users) {
-		mrc_prof_refuse(&req->hdr, MRC_PROF_F_STATE,
+		mrc_prof_refuse(&args->prof, MRC_PROF_F_STATE,
 				"an ONLINE EV profile uses this format");
 		err = -EBUSY;
 		goto out;
@@ -167,7 +167,7 @@ int mrc_fmt_set(struct mrc_dev *dev, struct mrc_fmt_req *req)
 			err = -ENOMEM;
 			goto out;
 		}
-		p->id = req->hdr.id;
+		p->id = args->prof.id;
 		mrc_prof_insert(&ctl->fmts, &p->node);
 		ctl->nfmts++;
 	}

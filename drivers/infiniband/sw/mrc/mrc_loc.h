@@ -182,7 +182,7 @@ void mrc_peer_put(struct mrc_dev *dev, struct mrc_peer *peer);
 
 /* mrc_ep.c: endpoint operations on QP 0x2 */
 /* One request of an endpoint operation batch, and its outcome. */
-struct mrc_ep_req {
+struct mrc_ep_request {
 	u16 id;				/* BTH PSN[15:0] */
 	union ib_gid sgid;
 	union ib_gid dgid;
@@ -198,7 +198,7 @@ struct mrc_ep_req {
 
 void mrc_ep_rcv(struct mrc_pkt *pkt);
 int mrc_ep_batch(struct mrc_dev *dev, u32 op_type, u8 dscp, u64 timeout_ns,
-		 struct mrc_ep_req *reqs, unsigned int n,
+		 struct mrc_ep_request *reqs, unsigned int n,
 		 struct netlink_ext_ack *extack);
 
 /* mrc_profile.c: the controller; binding QPs to profiles */

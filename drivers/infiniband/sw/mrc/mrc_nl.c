@@ -370,22 +370,22 @@ static int mrc_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *ev = info->attrs[MRC_A_DEVICE_DEFAULT_EV_PROFILE];
 	struct nlattr *cc = info->attrs[MRC_A_DEVICE_DEFAULT_CC_PROFILE];
 	struct nlattr *hold = info->attrs[MRC_A_DEVICE_EV_SKIP_HOLD_US];
-	struct mrc_dev_req req = { .extack = info->extack };
+	struct mrc_dev_args args = { .extack = info->extack };
 	int err;
 
-	req.has_def_ev = ev;
+	args.has_def_ev = ev;
 	if (ev)
-		req.def_ev = nla_get_u64(ev);
-	req.has_def_cc = cc;
+		args.def_ev = nla_get_u64(ev);
+	args.has_def_cc = cc;
 	if (cc)
-		req.def_cc = nla_get_u64(cc);
-	req.has_skip_hold = hold;
+		args.def_cc = nla_get_u64(cc);
+	args.has_skip_hold = hold;
 	if (hold)
-		req.skip_hold_us = nla_get_u32(hold);
-	err = mrc_profile_dev_set(mrc_nl_dev(info), &req);
-	if (err && req.err.field == MRC_DEV_F_DEF_EV)
+		args.skip_hold_us = nla_get_u32(hold);
+	err = mrc_profile_dev_set(mrc_nl_dev(info), &args);
+	if (err && args.err.field == MRC_DEV_F_DEF_EV)
 		NL_SET_BAD_ATTR(info->extack, ev);
-	else if (err && req.err.field == MRC_DEV_F_DEF_CC)
+	else if (err && args.err.field == MRC_DEV_F_DEF_CC)
 		NL_SET_BAD_ATTR(info->extack, cc);
 	return err;
 }
@@ -413,7 +413,7 @@ static int mrc_nl_dev_new_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 
-	nla_for_each_attr(attr, mrc_req_attrs(info), mrc_req_len(info),
+	nla_for_each_attr(attr, mrc_nl_attrs(info), mrc_nl_attrs_len(info),
 			  rem) {
 		if (nla_type(attr) != MRC_A_DEVICE_NETDEV_IFINDEX)
 			continue;
@@ -784,7 +784,7 @@ static int mrc_nl_ep_ev(u32 mode, const u8 *val, int len, u8 port,
 }
 
 static int mrc_nl_ep_parse(struct genl_info *info, struct ib_device *ibdev,
-			   struct nlattr *nest, struct mrc_ep_req *req)
+			   struct nlattr *nest, struct mrc_ep_request *req)
 {
 	static const int required[] = {
 		MRC_A_EP_REQ_REQ_ID, MRC_A_EP_REQ_SGID, MRC_A_EP_REQ_DGID,
@@ -843,7 +843,7 @@ static int mrc_nl_ep_parse(struct genl_info *info, struct ib_device *ibdev,
 
 /* Answered requests by arrival, then the ones that timed out. */
 static int mrc_nl_ep_reply(struct genl_info *info, struct mrc_dev *dev,
-			   const struct mrc_ep_req *reqs, unsigned int n)
+			   const struct mrc_ep_request *reqs, unsigned int n)
 {
 	struct sk_buff *msg;
 	struct nlattr *nest;
@@ -859,7 +859,7 @@ static int mrc_nl_ep_reply(struct genl_info *info, struct mrc_dev *dev,
 
 	/* Answered, by their order (n is small: a selection pass). */
 	for (k = 0; k < n; k++) {
-		const struct mrc_ep_req *r = NULL;
+		const struct mrc_ep_request *r = NULL;
 
 		for (i = 0; i < n; i++) {
 			if (reqs[i].answered && reqs[i].order >= done &&
@@ -900,7 +900,7 @@ static int mrc_nl_ep_op_doit(struct sk_buff *skb, struct genl_info *info)
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr **tb = info->attrs;
 	struct mrc_dev *dev = mrc_nl_dev(info);
-	struct mrc_ep_req *reqs = NULL;
+	struct mrc_ep_request *reqs = NULL;
 	unsigned int n = 0, i, j;
 	struct nlattr *nest;
 	u32 op;
@@ -922,7 +922,7 @@ static int mrc_nl_ep_op_doit(struct sk_buff *skb, struct genl_info *info)
 	dscp = tb[MRC_A_EP_DSCP] ? nla_get_u32(tb[MRC_A_EP_DSCP]) :
 				   mrc_param_dscp_control;
 
-	n = mrc_req_count(info, MRC_A_EP_REQ);
+	n = mrc_nl_count(info, MRC_A_EP_REQ);
 	if (n > MRC_CTL_EP_MAX_REQS) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_A_EP_REQ],
 				    "more requests than ep-max-reqs");
@@ -935,7 +935,7 @@ static int mrc_nl_ep_op_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	i = 0;
-	nla_for_each_attr(nest, mrc_req_attrs(info), mrc_req_len(info),
+	nla_for_each_attr(nest, mrc_nl_attrs(info), mrc_nl_attrs_len(info),
 			  rem) {
 		if (nla_type(nest) != MRC_A_EP_REQ)
 			continue;

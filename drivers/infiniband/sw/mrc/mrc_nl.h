@@ -24,24 +24,24 @@ void mrc_nl_set_e2big(struct netlink_ext_ack *extack,
  * The attributes of a request, to walk the multi-attr ones (info->attrs
  * holds only the last of each type).
  */
-static inline struct nlattr *mrc_req_attrs(struct genl_info *info)
+static inline struct nlattr *mrc_nl_attrs(struct genl_info *info)
 {
 	return genlmsg_data(info->genlhdr);
 }
 
-static inline int mrc_req_len(struct genl_info *info)
+static inline int mrc_nl_attrs_len(struct genl_info *info)
 {
 	return genlmsg_len(info->genlhdr);
 }
 
 /* How many attributes of @type a request has. */
-static inline unsigned int mrc_req_count(struct genl_info *info, int type)
+static inline unsigned int mrc_nl_count(struct genl_info *info, int type)
 {
 	unsigned int n = 0;
 	struct nlattr *attr;
 	int rem;
 
-	nla_for_each_attr(attr, mrc_req_attrs(info), mrc_req_len(info), rem)
+	nla_for_each_attr(attr, mrc_nl_attrs(info), mrc_nl_attrs_len(info), rem)
 		n += nla_type(attr) == type;
 	return n;
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * rdma_mrc: the netlink side of the controller's profiles.  Each command
- * is parsed here into the object's plain request (struct mrc_fmt_req,
- * mrc_ev_req, mrc_cc_req), the object (mrc_fmt.c, mrc_ev_profile.c,
+ * is parsed here into the object's plain request (struct mrc_fmt_args,
+ * mrc_ev_args, mrc_cc_args), the object (mrc_fmt.c, mrc_ev_profile.c,
  * mrc_cc.c) applies it, and what it refused (struct mrc_prof_err) is
  * pointed at here, by the attribute it came in; replies are built here
  * from the object's copy of a profile.
@@ -46,23 +46,23 @@ static int mrc_nl_id_required(struct netlink_ext_ack *extack, u16 type)
 
 /* The common fields of a request from @info's attributes. */
 static int mrc_nl_prof_req(struct genl_info *info, const struct mrc_nl_kind *k,
-			   struct mrc_prof_req *req)
+			   struct mrc_prof_args *args)
 {
 	struct nlattr *id = info->attrs[k->types[MRC_PROF_F_ID]];
 	struct nlattr *state = info->attrs[k->types[MRC_PROF_F_STATE]];
 	struct nlattr *cur = info->attrs[k->types[MRC_PROF_F_CUR_STATE]];
 
-	req->extack = info->extack;
+	args->extack = info->extack;
 	if (!id)
 		return mrc_nl_id_required(info->extack,
 					  k->types[MRC_PROF_F_ID]);
-	req->id = nla_get_u64(id);
-	req->has_state = state;
+	args->id = nla_get_u64(id);
+	args->has_state = state;
 	if (state)
-		req->state = nla_get_u32(state);
-	req->has_cur_state = cur;
+		args->state = nla_get_u32(state);
+	args->has_cur_state = cur;
 	if (cur)
-		req->cur_state = nla_get_u32(cur);
+		args->cur_state = nla_get_u32(cur);
 	return 0;
 }
 
@@ -75,7 +75,7 @@ static struct nlattr *mrc_nl_nth(struct genl_info *info, u16 type, u16 index)
 
 	if (!index)
 		return info->attrs[type];
-	nla_for_each_attr(attr, mrc_req_attrs(info), mrc_req_len(info), rem)
+	nla_for_each_attr(attr, mrc_nl_attrs(info), mrc_nl_attrs_len(info), rem)
 		if (nla_type(attr) == type && ++n == index)
 			return attr;
 	return NULL;
@@ -149,8 +149,8 @@ static const struct mrc_nl_kind mrc_nl_fmt = {
 	},
 };
 
-/* The field nests of @info, in order, into @req. */
-static int mrc_nl_fmt_fields(struct genl_info *info, struct mrc_fmt_req *req)
+/* The field nests of @info, in order, into @args. */
+static int mrc_nl_fmt_fields(struct genl_info *info, struct mrc_fmt_args *args)
 {
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr *ftb[MRC_A_FMT_FIELD_MAX + 1];
@@ -158,7 +158,7 @@ static int mrc_nl_fmt_fields(struct genl_info *info, struct mrc_fmt_req *req)
 	u32 n = 0;
 	int rem, err;
 
-	nla_for_each_attr(nest, mrc_req_attrs(info), mrc_req_len(info),
+	nla_for_each_attr(nest, mrc_nl_attrs(info), mrc_nl_attrs_len(info),
 			  rem) {
 		if (nla_type(nest) != MRC_A_EV_FMT_PROFILE_FIELD)
 			continue;
@@ -175,41 +175,41 @@ static int mrc_nl_fmt_fields(struct genl_info *info, struct mrc_fmt_req *req)
 			NL_SET_ERR_ATTR_MISS(extack, nest, MRC_A_FMT_FIELD_WIDTH);
 			return -EINVAL;
 		}
-		req->width[n++] = nla_get_u32(ftb[MRC_A_FMT_FIELD_WIDTH]);
+		args->width[n++] = nla_get_u32(ftb[MRC_A_FMT_FIELD_WIDTH]);
 	}
-	req->nfields = n;
+	args->nfields = n;
 	return 0;
 }
 
-static int mrc_nl_fmt_parse(struct genl_info *info, struct mrc_fmt_req *req)
+static int mrc_nl_fmt_parse(struct genl_info *info, struct mrc_fmt_args *args)
 {
 	struct nlattr *mode = info->attrs[MRC_A_EV_FMT_PROFILE_MODE];
 	int err;
 
-	err = mrc_nl_prof_req(info, &mrc_nl_fmt, &req->hdr);
+	err = mrc_nl_prof_req(info, &mrc_nl_fmt, &args->prof);
 	if (err)
 		return err;
 	if (mode) {
-		req->has_mode = true;
-		req->mode = nla_get_u32(mode);
+		args->has_mode = true;
+		args->mode = nla_get_u32(mode);
 	}
 	if (!info->attrs[MRC_A_EV_FMT_PROFILE_FIELD])
 		return 0;
-	req->has_fields = true;
-	return mrc_nl_fmt_fields(info, req);
+	args->has_fields = true;
+	return mrc_nl_fmt_fields(info, args);
 }
 
 int mrc_nl_fmt_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct mrc_fmt_req req = {};
+	struct mrc_fmt_args args = {};
 	int err;
 
-	err = mrc_nl_fmt_parse(info, &req);
+	err = mrc_nl_fmt_parse(info, &args);
 	if (err)
 		return err;
-	err = mrc_fmt_set(mrc_nl_dev(info), &req);
+	err = mrc_fmt_set(mrc_nl_dev(info), &args);
 	if (err)
-		mrc_nl_refused(info, &mrc_nl_fmt, &req.hdr.err);
+		mrc_nl_refused(info, &mrc_nl_fmt, &args.prof.err);
 	return err;
 }
 
@@ -352,8 +352,8 @@ static bool mrc_nl_u32(const struct nlattr *attr, u32 *val)
 	return attr;
 }
 
-/* The field nests of @info, in order, into @req. */
-static int mrc_nl_ev_fields(struct genl_info *info, struct mrc_ev_req *req)
+/* The field nests of @info, in order, into @args. */
+static int mrc_nl_ev_fields(struct genl_info *info, struct mrc_ev_args *args)
 {
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr *ftb[MRC_A_EV_FIELD_MAX + 1];
@@ -361,12 +361,12 @@ static int mrc_nl_ev_fields(struct genl_info *info, struct mrc_ev_req *req)
 	struct nlattr *nest;
 	int rem, err;
 
-	req->has_fields = info->attrs[MRC_A_EV_PROFILE_FIELD];
-	nla_for_each_attr(nest, mrc_req_attrs(info), mrc_req_len(info),
+	args->has_fields = info->attrs[MRC_A_EV_PROFILE_FIELD];
+	nla_for_each_attr(nest, mrc_nl_attrs(info), mrc_nl_attrs_len(info),
 			  rem) {
 		if (nla_type(nest) != MRC_A_EV_PROFILE_FIELD)
 			continue;
-		if (req->nfields == MRC_CTL_MAX_FIELDS) {
+		if (args->nfields == MRC_CTL_MAX_FIELDS) {
 			NL_SET_ERR_MSG_ATTR(extack, nest, "too many fields");
 			return -E2BIG;
 		}
@@ -374,7 +374,7 @@ static int mrc_nl_ev_fields(struct genl_info *info, struct mrc_ev_req *req)
 				       mrc_ev_field_nl_policy, extack);
 		if (err)
 			return err;
-		f = &req->field[req->nfields++];
+		f = &args->field[args->nfields++];
 		if (!mrc_nl_u32(ftb[MRC_A_EV_FIELD_WIDTH], &f->width)) {
 			NL_SET_ERR_MSG_ATTR(extack, nest, "a field needs its width");
 			NL_SET_ERR_ATTR_MISS(extack, nest, MRC_A_EV_FIELD_WIDTH);
@@ -407,7 +407,7 @@ static int mrc_nl_ev_val(const struct nlattr *val, const struct nlattr *port,
 }
 
 /* Entry nest @nest into @e: what it has (the profile code checks it). */
-static int mrc_nl_ev_entry(struct nlattr *nest, struct mrc_ev_entry_req *e,
+static int mrc_nl_ev_entry(struct nlattr *nest, struct mrc_ev_entry_args *e,
 			   struct netlink_ext_ack *extack)
 {
 	struct nlattr *etb[MRC_A_EV_ENTRY_MAX + 1];
@@ -430,8 +430,8 @@ static int mrc_nl_ev_entry(struct nlattr *nest, struct mrc_ev_entry_req *e,
 			     etb[MRC_A_EV_ENTRY_NEW_PORT], &e->new_ev, extack);
 }
 
-/* The EV operation's entries, in order, into req->entries. */
-static int mrc_nl_ev_entries(struct genl_info *info, struct mrc_ev_req *req)
+/* The EV operation's entries, in order, into args->entries. */
+static int mrc_nl_ev_entries(struct genl_info *info, struct mrc_ev_args *args)
 {
 	struct nlattr *last = info->attrs[MRC_A_EV_PROFILE_EV];
 	struct nlattr *nest;
@@ -440,20 +440,20 @@ static int mrc_nl_ev_entries(struct genl_info *info, struct mrc_ev_req *req)
 
 	if (!last)
 		return 0;
-	n = mrc_req_count(info, MRC_A_EV_PROFILE_EV);
+	n = mrc_nl_count(info, MRC_A_EV_PROFILE_EV);
 	if (n > MRC_CTL_EV_OP_MAX_ENTRIES) {
 		NL_SET_ERR_MSG_ATTR(info->extack, last,
 				    "more entries than ev-op-max-entries");
 		return -E2BIG;
 	}
-	req->entries = kvcalloc(n, sizeof(*req->entries), GFP_KERNEL);
-	if (!req->entries)
+	args->entries = kvcalloc(n, sizeof(*args->entries), GFP_KERNEL);
+	if (!args->entries)
 		return -ENOMEM;
-	nla_for_each_attr(nest, mrc_req_attrs(info), mrc_req_len(info),
+	nla_for_each_attr(nest, mrc_nl_attrs(info), mrc_nl_attrs_len(info),
 			  rem) {
 		if (nla_type(nest) != MRC_A_EV_PROFILE_EV)
 			continue;
-		err = mrc_nl_ev_entry(nest, &req->entries[req->nentries++],
+		err = mrc_nl_ev_entry(nest, &args->entries[args->nentries++],
 				      info->extack);
 		if (err)
 			return err;
@@ -461,47 +461,47 @@ static int mrc_nl_ev_entries(struct genl_info *info, struct mrc_ev_req *req)
 	return 0;
 }
 
-/* An ev-profile-set or -get request; req->entries to be freed. */
-static int mrc_nl_ev_parse(struct genl_info *info, struct mrc_ev_req *req)
+/* An ev-profile-set or -get request; args->entries to be freed. */
+static int mrc_nl_ev_parse(struct genl_info *info, struct mrc_ev_args *args)
 {
 	struct nlattr **tb = info->attrs;
 	struct nlattr *fmt = tb[MRC_A_EV_PROFILE_FMT_PROFILE_ID];
 	int err;
 
-	err = mrc_nl_prof_req(info, &mrc_nl_ev, &req->hdr);
+	err = mrc_nl_prof_req(info, &mrc_nl_ev, &args->prof);
 	if (err)
 		return err;
-	req->has_mode = mrc_nl_u32(tb[MRC_A_EV_PROFILE_MODE], &req->mode);
-	req->has_fmt = fmt;
+	args->has_mode = mrc_nl_u32(tb[MRC_A_EV_PROFILE_MODE], &args->mode);
+	args->has_fmt = fmt;
 	if (fmt)
-		req->fmt_id = nla_get_u64(fmt);
-	req->has_count = mrc_nl_u32(tb[MRC_A_EV_PROFILE_EV_COUNT],
-				    &req->count);
-	req->has_min_active = mrc_nl_u32(tb[MRC_A_EV_PROFILE_EV_MIN_ACTIVE],
-					 &req->min_active);
-	req->has_event_mask = mrc_nl_u32(tb[MRC_A_EV_PROFILE_EVENT_MASK],
-					 &req->event_mask);
-	req->has_op = mrc_nl_u32(tb[MRC_A_EV_PROFILE_EV_OP], &req->op);
-	return mrc_nl_ev_fields(info, req) ?: mrc_nl_ev_entries(info, req);
+		args->fmt_id = nla_get_u64(fmt);
+	args->has_count = mrc_nl_u32(tb[MRC_A_EV_PROFILE_EV_COUNT],
+				     &args->count);
+	args->has_min_active = mrc_nl_u32(tb[MRC_A_EV_PROFILE_EV_MIN_ACTIVE],
+					  &args->min_active);
+	args->has_event_mask = mrc_nl_u32(tb[MRC_A_EV_PROFILE_EVENT_MASK],
+					  &args->event_mask);
+	args->has_op = mrc_nl_u32(tb[MRC_A_EV_PROFILE_EV_OP], &args->op);
+	return mrc_nl_ev_fields(info, args) ?: mrc_nl_ev_entries(info, args);
 }
 
 int mrc_nl_ev_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct mrc_ev_req *req;
+	struct mrc_ev_args *args;
 	int err;
 
 	/* Too big for the stack: 32 fields. */
-	req = kzalloc(sizeof(*req), GFP_KERNEL);
-	if (!req)
+	args = kzalloc(sizeof(*args), GFP_KERNEL);
+	if (!args)
 		return -ENOMEM;
-	err = mrc_nl_ev_parse(info, req);
+	err = mrc_nl_ev_parse(info, args);
 	if (!err) {
-		err = mrc_ev_set(mrc_nl_dev(info), req);
+		err = mrc_ev_set(mrc_nl_dev(info), args);
 		if (err)
-			mrc_nl_refused(info, &mrc_nl_ev, &req->hdr.err);
+			mrc_nl_refused(info, &mrc_nl_ev, &args->prof.err);
 	}
-	kvfree(req->entries);
-	kfree(req);
+	kvfree(args->entries);
+	kfree(args);
 	return err;
 }
 
@@ -651,25 +651,25 @@ static int mrc_nl_ev_reply(struct genl_info *info, const struct mrc_ev_info *p,
 int mrc_nl_ev_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct mrc_ev_info p;
-	struct mrc_ev_req *req;
+	struct mrc_ev_args *args;
 	int err;
 
-	req = kzalloc(sizeof(*req), GFP_KERNEL);
-	if (!req)
+	args = kzalloc(sizeof(*args), GFP_KERNEL);
+	if (!args)
 		return -ENOMEM;
-	err = mrc_nl_ev_parse(info, req);
+	err = mrc_nl_ev_parse(info, args);
 	if (err)
 		goto out;
-	err = mrc_ev_get(mrc_nl_dev(info), req, &p);
+	err = mrc_ev_get(mrc_nl_dev(info), args, &p);
 	if (err) {
-		mrc_nl_refused(info, &mrc_nl_ev, &req->hdr.err);
+		mrc_nl_refused(info, &mrc_nl_ev, &args->prof.err);
 		goto out;
 	}
-	err = mrc_nl_ev_reply(info, &p, req->has_op ? req->op : -1);
+	err = mrc_nl_ev_reply(info, &p, args->has_op ? args->op : -1);
 	mrc_ev_info_release(&p);
 out:
-	kvfree(req->entries);
-	kfree(req);
+	kvfree(args->entries);
+	kfree(args);
 	return err;
 }
 
@@ -794,7 +794,7 @@ static const struct mrc_nl_kind mrc_nl_cc = {
 	.part_maxtype = MRC_A_NSCC_MAX,
 };
 
-static int mrc_nl_cc_parse(struct genl_info *info, struct mrc_cc_req *req)
+static int mrc_nl_cc_parse(struct genl_info *info, struct mrc_cc_args *args)
 {
 	struct nlattr *nscc = info->attrs[MRC_A_CC_PROFILE_NSCC];
 	struct nlattr *algo = info->attrs[MRC_A_CC_PROFILE_ALGORITHM];
@@ -803,16 +803,16 @@ static int mrc_nl_cc_parse(struct genl_info *info, struct mrc_cc_req *req)
 	unsigned int i;
 	int err;
 
-	err = mrc_nl_prof_req(info, &mrc_nl_cc, &req->hdr);
+	err = mrc_nl_prof_req(info, &mrc_nl_cc, &args->prof);
 	if (err)
 		return err;
 	if (algo) {
-		req->has_algo = true;
-		req->algo = mrc_cc_algo_lookup(nla_data(algo));
+		args->has_algo = true;
+		args->algo = mrc_cc_algo_lookup(nla_data(algo));
 	}
 	if (!nscc)
 		return 0;
-	req->has_nscc = true;
+	args->has_nscc = true;
 	err = nla_parse_nested(ntb, MRC_A_NSCC_MAX, nscc, mrc_nscc_nl_policy,
 			       info->extack);
 	if (err)
@@ -821,24 +821,24 @@ static int mrc_nl_cc_parse(struct genl_info *info, struct mrc_cc_req *req)
 		a = ntb[mrc_nl_nscc[i].type];
 		if (!a)
 			continue;
-		*mrc_nscc_param(&req->nscc, i) = mrc_nl_nscc[i].is_u8 ?
+		*mrc_nscc_param(&args->nscc, i) = mrc_nl_nscc[i].is_u8 ?
 			nla_get_u8(a) : nla_get_u32(a);
-		req->nscc_given |= BIT(i);
+		args->nscc_given |= BIT(i);
 	}
 	return 0;
 }
 
 int mrc_nl_cc_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct mrc_cc_req req = {};
+	struct mrc_cc_args args = {};
 	int err;
 
-	err = mrc_nl_cc_parse(info, &req);
+	err = mrc_nl_cc_parse(info, &args);
 	if (err)
 		return err;
-	err = mrc_cc_set(mrc_nl_dev(info), &req);
+	err = mrc_cc_set(mrc_nl_dev(info), &args);
 	if (err)
-		mrc_nl_refused(info, &mrc_nl_cc, &req.hdr.err);
+		mrc_nl_refused(info, &mrc_nl_cc, &args.prof.err);
 	return err;
 }
 

@@ -66,23 +66,23 @@ void mrc_prof_insert(struct list_head *head, struct list_head *node)
 }
 
 /*
- * The state set request @req moves a profile in state @cur to, in
+ * The state set request @args moves a profile in state @cur to, in
  * *@target: checks cur-state and that the move is an arrow of the state
  * machine.
  */
-int mrc_prof_state_target(struct mrc_prof_req *req, u32 cur, u32 *target)
+int mrc_prof_state_target(struct mrc_prof_args *args, u32 cur, u32 *target)
 {
 	u32 t;
 
-	if (req->has_cur_state && req->cur_state != cur) {
-		mrc_prof_refuse(req, MRC_PROF_F_CUR_STATE,
+	if (args->has_cur_state && args->cur_state != cur) {
+		mrc_prof_refuse(args, MRC_PROF_F_CUR_STATE,
 				"the profile is not in cur-state");
 		return -EINVAL;
 	}
-	t = req->has_state ? req->state : cur;
+	t = args->has_state ? args->state : cur;
 	if ((cur == MRC_PROFILE_STATE_INIT && t == MRC_PROFILE_STATE_ONLINE) ||
 	    (cur == MRC_PROFILE_STATE_ONLINE && t == MRC_PROFILE_STATE_INIT)) {
-		mrc_prof_refuse(req, MRC_PROF_F_STATE,
+		mrc_prof_refuse(args, MRC_PROF_F_STATE,
 				"no such transition: INIT and ONLINE go through OFFLINE");
 		return -EINVAL;
 	}
@@ -92,18 +92,18 @@ int mrc_prof_state_target(struct mrc_prof_req *req, u32 cur, u32 *target)
 
 /*
  * May a profile bound to @qp_count QPs, the device's default or not, go
- * from ONLINE to OFFLINE, as @req asks?
+ * from ONLINE to OFFLINE, as @args asks?
  */
-int mrc_prof_leave_online(struct mrc_prof_req *req, u32 qp_count,
+int mrc_prof_leave_online(struct mrc_prof_args *args, u32 qp_count,
 			  bool is_default)
 {
 	if (qp_count) {
-		mrc_prof_refuse(req, MRC_PROF_F_STATE,
+		mrc_prof_refuse(args, MRC_PROF_F_STATE,
 				"QPs are bound to the profile");
 		return -EBUSY;
 	}
 	if (is_default) {
-		mrc_prof_refuse(req, MRC_PROF_F_STATE,
+		mrc_prof_refuse(args, MRC_PROF_F_STATE,
 				"the profile is the device's default");
 		return -EBUSY;
 	}
@@ -114,10 +114,10 @@ int mrc_prof_leave_online(struct mrc_prof_req *req, u32 qp_count,
 
 /*
  * An EV profile a QP or a default may use: ONLINE, not SRv6.  A refusal
- * points at @field of @req (which may be NULL: no message).
+ * points at @field of @args (which may be NULL: no message).
  */
 static int mrc_ev_usable(struct mrc_ctl *ctl, u64 id,
-			 struct mrc_ev_profile **pp, struct mrc_dev_req *req,
+			 struct mrc_ev_profile **pp, struct mrc_dev_args *args,
 			 u8 field)
 {
 	struct mrc_ev_profile *p;
@@ -127,19 +127,19 @@ static int mrc_ev_usable(struct mrc_ctl *ctl, u64 id,
 		return 0;
 	p = mrc_evp_find(ctl, id);
 	if (!p) {
-		if (req)
-			mrc_prof_refuse(req, field, "the EV profile is in INIT");
+		if (args)
+			mrc_prof_refuse(args, field, "the EV profile is in INIT");
 		return -ENOENT;
 	}
 	if (p->cfg.state != MRC_PROFILE_STATE_ONLINE) {
-		if (req)
-			mrc_prof_refuse(req, field,
+		if (args)
+			mrc_prof_refuse(args, field,
 					"the EV profile is not ONLINE");
 		return -EINVAL;
 	}
 	if (mrc_evp_is_srv6(p)) {
-		if (req)
-			mrc_prof_refuse(req, field,
+		if (args)
+			mrc_prof_refuse(args, field,
 					"SRv6 EV profiles cannot be used yet");
 		return -EOPNOTSUPP;
 	}
@@ -148,7 +148,7 @@ static int mrc_ev_usable(struct mrc_ctl *ctl, u64 id,
 }
 
 static int mrc_cc_usable(struct mrc_ctl *ctl, u64 id,
-			 struct mrc_cc_profile **pp, struct mrc_dev_req *req,
+			 struct mrc_cc_profile **pp, struct mrc_dev_args *args,
 			 u8 field)
 {
 	struct mrc_cc_profile *p;
@@ -158,13 +158,13 @@ static int mrc_cc_usable(struct mrc_ctl *ctl, u64 id,
 		return 0;
 	p = mrc_cc_find(ctl, id);
 	if (!p) {
-		if (req)
-			mrc_prof_refuse(req, field, "the CC profile is in INIT");
+		if (args)
+			mrc_prof_refuse(args, field, "the CC profile is in INIT");
 		return -ENOENT;
 	}
 	if (p->cfg.state != MRC_PROFILE_STATE_ONLINE) {
-		if (req)
-			mrc_prof_refuse(req, field,
+		if (args)
+			mrc_prof_refuse(args, field,
 					"the CC profile is not ONLINE");
 		return -EINVAL;
 	}
@@ -172,8 +172,8 @@ static int mrc_cc_usable(struct mrc_ctl *ctl, u64 id,
 	return 0;
 }
 
-/* The device's defaults as @req sets them: all, or none. */
-int mrc_profile_dev_set(struct mrc_dev *dev, struct mrc_dev_req *req)
+/* The device's defaults as @args sets them: all, or none. */
+int mrc_profile_dev_set(struct mrc_dev *dev, struct mrc_dev_args *args)
 {
 	struct mrc_ctl *ctl = dev->ctl;
 	struct mrc_ev_profile *evp = NULL;
@@ -181,24 +181,24 @@ int mrc_profile_dev_set(struct mrc_dev *dev, struct mrc_dev_req *req)
 	int err = 0;
 
 	mutex_lock(&ctl->lock);
-	if (req->has_def_ev) {
-		err = mrc_ev_usable(ctl, req->def_ev, &evp, req,
+	if (args->has_def_ev) {
+		err = mrc_ev_usable(ctl, args->def_ev, &evp, args,
 				    MRC_DEV_F_DEF_EV);
 		if (err)
 			goto out;
 	}
-	if (req->has_def_cc) {
-		err = mrc_cc_usable(ctl, req->def_cc, &ccp, req,
+	if (args->has_def_cc) {
+		err = mrc_cc_usable(ctl, args->def_cc, &ccp, args,
 				    MRC_DEV_F_DEF_CC);
 		if (err)
 			goto out;
 	}
-	if (req->has_def_ev)
+	if (args->has_def_ev)
 		ctl->def_ev = evp;
-	if (req->has_def_cc)
+	if (args->has_def_cc)
 		ctl->def_cc = ccp;
-	if (req->has_skip_hold)
-		WRITE_ONCE(ctl->skip_hold_us, req->skip_hold_us);
+	if (args->has_skip_hold)
+		WRITE_ONCE(ctl->skip_hold_us, args->skip_hold_us);
 out:
 	mutex_unlock(&ctl->lock);
 	return err;

@@ -176,7 +176,7 @@ enum {
 };
 
 /* What every set request carries, first. */
-struct mrc_prof_req {
+struct mrc_prof_args {
 	u64 id;				/* non-zero */
 	u32 state;
 	u32 cur_state;
@@ -187,20 +187,20 @@ struct mrc_prof_req {
 };
 
 /*
- * Refuse request @req (any request struct with an extack and an err)
+ * Refuse request @args (any request struct with an extack and an err)
  * because of its field @f: message @msg (a string literal) into its
  * extack.
  */
-#define mrc_prof_refuse(req, f, msg) do {			\
-	typeof(req) __refused = (req);				\
+#define mrc_prof_refuse(args, f, msg) do {			\
+	typeof(args) __refused = (args);				\
 								\
 	NL_SET_ERR_MSG(__refused->extack, msg);			\
 	__refused->err.field = (f);				\
 } while (0)
 
 /* ... because @f, required, is absent. */
-#define mrc_prof_require(req, f, msg) do {			\
-	typeof(req) __required = (req);			\
+#define mrc_prof_require(args, f, msg) do {			\
+	typeof(args) __required = (args);			\
 								\
 	NL_SET_ERR_MSG(__required->extack, msg);		\
 	__required->err.missing = (f);				\
@@ -212,7 +212,7 @@ enum {
 	MRC_DEV_F_DEF_CC,
 };
 
-struct mrc_dev_req {
+struct mrc_dev_args {
 	bool has_def_ev;
 	bool has_def_cc;
 	bool has_skip_hold;
@@ -238,8 +238,8 @@ enum {
 	MRC_FMT_F_FIELD,
 };
 
-struct mrc_fmt_req {
-	struct mrc_prof_req hdr;
+struct mrc_fmt_args {
+	struct mrc_prof_args prof;
 	bool has_mode;
 	u32 mode;			/* MRC_EV_FMT_MODE_* (one bit) */
 	bool has_fields;		/* the fields are replaced by these */
@@ -289,7 +289,7 @@ struct mrc_ev_val {
  * new EV.  Which of them a request needs depends on the operation, so
  * the profile code checks that.
  */
-struct mrc_ev_entry_req {
+struct mrc_ev_entry_args {
 	bool has_state;
 	bool has_index;
 	bool has_value;
@@ -303,8 +303,8 @@ struct mrc_ev_entry_req {
 	struct mrc_ev_val new_ev;
 };
 
-struct mrc_ev_req {
-	struct mrc_prof_req hdr;
+struct mrc_ev_args {
+	struct mrc_prof_args prof;
 	bool has_mode;
 	bool has_fmt;
 	bool has_count;
@@ -321,7 +321,7 @@ struct mrc_ev_req {
 	struct mrc_ev_field field[MRC_CTL_MAX_FIELDS];
 	u32 op;				/* MRC_EV_OP_* */
 	u32 nentries;			/* at most MRC_CTL_EV_OP_MAX_ENTRIES */
-	struct mrc_ev_entry_req *entries;
+	struct mrc_ev_entry_args *entries;
 };
 
 /*
@@ -351,8 +351,8 @@ enum {
 	MRC_CC_F_NSCC,
 };
 
-struct mrc_cc_req {
-	struct mrc_prof_req hdr;
+struct mrc_cc_args {
+	struct mrc_prof_args prof;
 	bool has_algo;
 	u32 algo;			/* MRC_CC_ALGO_* */
 	bool has_nscc;			/* NSCC parameters are set ... */
@@ -393,14 +393,14 @@ struct mrc_ctl {
 struct list_head *mrc_prof_find(struct list_head *head, u64 id);
 struct list_head *mrc_prof_next(struct list_head *head, u64 id);
 void mrc_prof_insert(struct list_head *head, struct list_head *node);
-int mrc_prof_state_target(struct mrc_prof_req *req, u32 cur, u32 *target);
-int mrc_prof_leave_online(struct mrc_prof_req *req, u32 qp_count,
+int mrc_prof_state_target(struct mrc_prof_args *args, u32 cur, u32 *target);
+int mrc_prof_leave_online(struct mrc_prof_args *args, u32 qp_count,
 			  bool is_default);
-int mrc_profile_dev_set(struct mrc_dev *dev, struct mrc_dev_req *req);
+int mrc_profile_dev_set(struct mrc_dev *dev, struct mrc_dev_args *args);
 void mrc_profile_dev_read(struct mrc_dev *dev, struct mrc_dev_info *info);
 
 /* mrc_fmt.c: EV format profiles */
-int mrc_fmt_set(struct mrc_dev *dev, struct mrc_fmt_req *req);
+int mrc_fmt_set(struct mrc_dev *dev, struct mrc_fmt_args *args);
 int mrc_fmt_read(struct mrc_dev *dev, u64 id, bool next,
 		 struct mrc_fmt_info *info);
 struct mrc_fmt_profile *mrc_fmt_find(struct mrc_ctl *ctl, u64 id);
@@ -409,8 +409,8 @@ u32 mrc_fmt_width(const struct mrc_fmt_cfg *f);
 u32 mrc_fmt_mode_bits(u32 mode);
 
 /* mrc_ev_profile.c: EV profiles */
-int mrc_ev_set(struct mrc_dev *dev, struct mrc_ev_req *req);
-int mrc_ev_get(struct mrc_dev *dev, struct mrc_ev_req *req,
+int mrc_ev_set(struct mrc_dev *dev, struct mrc_ev_args *args);
+int mrc_ev_get(struct mrc_dev *dev, struct mrc_ev_args *args,
 	       struct mrc_ev_info *info);
 int mrc_ev_read(struct mrc_dev *dev, u64 id, bool next, u32 what,
 		struct mrc_ev_info *info);
@@ -423,7 +423,7 @@ bool mrc_profile_qp_ev_value(struct mrc_qp *qp, u32 slot, u8 *val, u8 *len,
 			     u8 *port, u64 *profile_id, u32 *event_mask);
 
 /* mrc_cc.c: CC profiles */
-int mrc_cc_set(struct mrc_dev *dev, struct mrc_cc_req *req);
+int mrc_cc_set(struct mrc_dev *dev, struct mrc_cc_args *args);
 int mrc_cc_read(struct mrc_dev *dev, u64 id, bool next,
 		struct mrc_cc_info *info);
 struct mrc_cc_profile *mrc_cc_find(struct mrc_ctl *ctl, u64 id);

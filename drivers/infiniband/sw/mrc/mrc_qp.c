@@ -279,7 +279,7 @@ void mrc_qp_put(struct mrc_qp *qp)
 /* Entries the provider published that the kernel has not consumed yet. */
 u32 mrc_queue_pending(struct mrc_queue *q, u32 cons)
 {
-	u32 n = mrc_index_read(&q->ctl->prod) - cons;
+	u32 n = mrc_index_read(&q->idx->prod) - cons;
 
 	/* An index beyond the ring is the process's bug: take a full ring. */
 	return min(n, q->num);
@@ -321,7 +321,7 @@ static void mrc_flush_sq(struct mrc_qp *qp)
 		}
 		/* Room first, then the completion that tells of it. */
 		qp->sq_cons++;
-		mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
+		mrc_index_publish(&qp->sq.idx->cons, qp->sq_cons);
 		mrc_flush_one(qp, cq, wr_id, MRC_CQE_RDMA_WRITE);
 	}
 	qp->dp.req.sq_fetch = qp->sq_cons;
@@ -340,7 +340,7 @@ static void mrc_flush_rq(struct mrc_qp *qp)
 		wqe = mrc_queue_slot(&qp->rq, qp->rq_cons);
 		wr_id = READ_ONCE(wqe->wr_id);
 		qp->rq_cons++;
-		mrc_index_publish(&qp->rq.ctl->cons, qp->rq_cons);
+		mrc_index_publish(&qp->rq.idx->cons, qp->rq_cons);
 		mrc_flush_one(qp, cq, wr_id, MRC_CQE_RECV);
 	}
 }
@@ -352,9 +352,9 @@ static void mrc_qp_discard(struct mrc_qp *qp)
 	qp->dp.req.sq_fetch = qp->sq_cons;
 	qp->dp.req.seg_index = qp->sq_cons;
 	qp->dp.req.seg_off = 0;
-	mrc_index_publish(&qp->sq.ctl->cons, qp->sq_cons);
+	mrc_index_publish(&qp->sq.idx->cons, qp->sq_cons);
 	qp->rq_cons += mrc_queue_pending(&qp->rq, qp->rq_cons);
-	mrc_index_publish(&qp->rq.ctl->cons, qp->rq_cons);
+	mrc_index_publish(&qp->rq.idx->cons, qp->rq_cons);
 }
 
 static void mrc_qp_event(struct mrc_qp *qp, enum ib_event_type type)

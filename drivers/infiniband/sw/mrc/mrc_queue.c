@@ -74,7 +74,7 @@ int mrc_queue_init(struct mrc_queue *q, u32 num, u32 entry_size)
 	num = roundup_pow_of_two(num);
 
 	if (check_mul_overflow((size_t)num, (size_t)entry_size, &bytes) ||
-	    check_add_overflow(bytes, (size_t)MRC_QUEUE_CTL_SIZE, &bytes))
+	    check_add_overflow(bytes, (size_t)MRC_RING_IDX_SIZE, &bytes))
 		return -EINVAL;
 
 	q->size = PAGE_ALIGN(bytes);
@@ -84,7 +84,7 @@ int mrc_queue_init(struct mrc_queue *q, u32 num, u32 entry_size)
 	q->buf = q->mem.addr;
 	q->num = num;
 	q->entry_size = entry_size;
-	q->ctl = q->buf;
+	q->idx = q->buf;
 	q->mmap = NULL;
 	return 0;
 }
@@ -104,7 +104,7 @@ void mrc_queue_cleanup(struct mrc_queue *q)
 	}
 	memset(&q->mem, 0, sizeof(q->mem));
 	q->buf = NULL;
-	q->ctl = NULL;
+	q->idx = NULL;
 }
 
 /**
@@ -141,7 +141,7 @@ int mrc_queue_expose(struct mrc_queue *q, struct ib_ucontext *ibuc,
 
 void *mrc_queue_slot(struct mrc_queue *q, u32 index)
 {
-	return q->buf + MRC_QUEUE_CTL_SIZE +
+	return q->buf + MRC_RING_IDX_SIZE +
 		(size_t)(index & (q->num - 1)) * q->entry_size;
 }
 

@@ -206,7 +206,7 @@ static void mrc_resp_complete_imm(struct mrc_qp *qp, struct mrc_rmsg *rm)
 	};
 
 	qp->rq_cons++;
-	mrc_index_publish(&qp->rq.ctl->cons, qp->rq_cons);
+	mrc_index_publish(&qp->rq.idx->cons, qp->rq_cons);
 	mrc_qp_post_cqe(qp, false, &cqe);
 }
 

