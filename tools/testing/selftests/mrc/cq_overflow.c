@@ -181,28 +181,6 @@ static struct ibv_qp *create_qp(FIXTURE_DATA(cqo) *self,
 	return ibv_create_qp(self->pd, &attr);
 }
 
-/*
- * RESET -> RTS, connected to itself: the QP is its own responder, so it
- * sends from the PSN it expects (mrc_common's defaults differ).
- */
-static int connect_to_self(struct ibv_context *ctx, struct ibv_qp *qp)
-{
-	struct ibv_qp_attr attr;
-	struct mrc_path path;
-	int mask, ret;
-
-	ret = mrc_loopback_path(ctx, qp->qp_num, &path);
-	if (!ret)
-		ret = mrc_qp_to_init(qp);
-	if (!ret)
-		ret = mrc_qp_to_rtr(qp, &path);
-	if (ret)
-		return ret;
-	mrc_rts_attr(&attr, &mask, &path);
-	attr.sq_psn = MRC_RQ_PSN;
-	return ibv_modify_qp(qp, &attr, mask);
-}
-
 /* The byte slot @slot's WRITE carries: its own, and never zero. */
 static uint8_t pattern(unsigned int slot, unsigned int i)
 {
@@ -380,7 +358,7 @@ static void check_fresh_pair(struct __test_metadata *_metadata,
 	ASSERT_NE(NULL, cq);
 	qp = create_qp(self, cq, cq, MAX_WR);
 	ASSERT_NE(NULL, qp) TH_LOG("create_qp: %s", strerror(errno));
-	ASSERT_EQ(0, connect_to_self(self->ctx, qp));
+	ASSERT_EQ(0, mrc_qp_connect_self(self->ctx, qp, MRC_RQ_PSN));
 	ASSERT_EQ(0, post_write(self, qp, WR_ID_FRESH, SLOT_FRESH, true,
 				false));
 	ASSERT_EQ(1, mrc_poll_n(cq, &wc, 1, WAIT_MS));
@@ -438,10 +416,10 @@ TEST_F_TIMEOUT(cqo, send_cq_overflow, 180)
 	ASSERT_NE(NULL, qp_rshare);
 	qp_sshare = create_qp(self, small, big, MAX_WR);	/* send CQ */
 	ASSERT_NE(NULL, qp_sshare);
-	ASSERT_EQ(0, connect_to_self(self->ctx, qp_other));
-	ASSERT_EQ(0, connect_to_self(self->ctx, qp_post));
-	ASSERT_EQ(0, connect_to_self(self->ctx, qp_rshare));
-	ASSERT_EQ(0, connect_to_self(self->ctx, qp_sshare));
+	ASSERT_EQ(0, mrc_qp_connect_self(self->ctx, qp_other, MRC_RQ_PSN));
+	ASSERT_EQ(0, mrc_qp_connect_self(self->ctx, qp_post, MRC_RQ_PSN));
+	ASSERT_EQ(0, mrc_qp_connect_self(self->ctx, qp_rshare, MRC_RQ_PSN));
+	ASSERT_EQ(0, mrc_qp_connect_self(self->ctx, qp_sshare, MRC_RQ_PSN));
 	ASSERT_EQ(0, drain_events(self));
 	ASSERT_EQ(0, self->nevents) TH_LOG("async events before the test");
 
@@ -539,8 +517,8 @@ TEST_F_TIMEOUT(cqo, recv_cq_overflow, 180)
 	ASSERT_NE(NULL, qp_recv);
 	qp_sshare = create_qp(self, small, big, MAX_WR);
 	ASSERT_NE(NULL, qp_sshare);
-	ASSERT_EQ(0, connect_to_self(self->ctx, qp_recv));
-	ASSERT_EQ(0, connect_to_self(self->ctx, qp_sshare));
+	ASSERT_EQ(0, mrc_qp_connect_self(self->ctx, qp_recv, MRC_RQ_PSN));
+	ASSERT_EQ(0, mrc_qp_connect_self(self->ctx, qp_sshare, MRC_RQ_PSN));
 
 	for (i = 0; i < nposts; i++)
 		ASSERT_EQ(0, post_recv(qp_recv, i));
@@ -622,7 +600,7 @@ TEST_F_TIMEOUT(cqo, full_cq_no_error, 180)
 	TH_LOG("CQ holds %u, SQ %u", cqe, sq);
 	ASSERT_LT(cqe, sq);
 	ASSERT_LE(2 * sq + 1, SLOTS);
-	ASSERT_EQ(0, connect_to_self(self->ctx, qp));
+	ASSERT_EQ(0, mrc_qp_connect_self(self->ctx, qp, MRC_RQ_PSN));
 
 	/*
 	 * cqe signaled WRITEs, then unsignaled ones up to a full SQ; then sq

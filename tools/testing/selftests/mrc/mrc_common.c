@@ -212,6 +212,25 @@ int mrc_qp_to_state(struct ibv_qp *qp, enum ibv_qp_state state)
 	return ibv_modify_qp(qp, &attr, IBV_QP_STATE);
 }
 
+int mrc_qp_connect_self(struct ibv_context *ctx, struct ibv_qp *qp,
+			uint32_t sq_psn)
+{
+	struct ibv_qp_attr attr;
+	struct mrc_path path;
+	int mask, ret;
+
+	ret = mrc_loopback_path(ctx, qp->qp_num, &path);
+	if (!ret)
+		ret = mrc_qp_to_init(qp);
+	if (!ret)
+		ret = mrc_qp_to_rtr(qp, &path);
+	if (ret)
+		return ret;
+	mrc_rts_attr(&attr, &mask, &path);
+	attr.sq_psn = sq_psn;
+	return ibv_modify_qp(qp, &attr, mask);
+}
+
 int mrc_qp_state(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr attr;

@@ -73,6 +73,14 @@ int mrc_qp_to_rtr(struct ibv_qp *qp, const struct mrc_path *path);
 int mrc_qp_to_rts(struct ibv_qp *qp, const struct mrc_path *path);
 int mrc_qp_to_state(struct ibv_qp *qp, enum ibv_qp_state state);
 
+/*
+ * RESET -> RTS connected to itself (the port's IPv4 GID, its own QPN),
+ * sending from sq_psn (MRC_RQ_PSN: from the PSN it expects); 0 or the
+ * failing errno.
+ */
+int mrc_qp_connect_self(struct ibv_context *ctx, struct ibv_qp *qp,
+			uint32_t sq_psn);
+
 /* The QP's current state, or -1 if ibv_query_qp fails. */
 int mrc_qp_state(struct ibv_qp *qp);
 

@@ -78,21 +78,6 @@ static int parse_uint(const char *s, unsigned int *out)
 	return 0;
 }
 
-static int connect_to_self(struct ibv_context *ctx, struct ibv_qp *qp)
-{
-	struct mrc_path path;
-	int ret;
-
-	ret = mrc_loopback_path(ctx, qp->qp_num, &path);
-	if (!ret)
-		ret = mrc_qp_to_init(qp);
-	if (!ret)
-		ret = mrc_qp_to_rtr(qp, &path);
-	if (!ret)
-		ret = mrc_qp_to_rts(qp, &path);
-	return ret;
-}
-
 /* One grace period, in us (mean of GP_SAMPLES); -1 if not available. */
 static long grace_period_us(void)
 {
@@ -174,7 +159,7 @@ int main(int argc, char **argv)
 			printf("FAIL create_qp %u: %s\n", i, strerror(errno));
 			return 1;
 		}
-		ret = connect_to_self(ctx, qps[i]);
+		ret = mrc_qp_connect_self(ctx, qps[i], MRC_SQ_PSN);
 		if (ret) {
 			printf("FAIL connect QP %u: %s\n", i, strerror(ret));
 			return 1;

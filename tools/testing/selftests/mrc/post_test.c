@@ -42,21 +42,6 @@ FIXTURE(post)
 	char *buf;
 };
 
-static int connect_to_self(struct ibv_context *ctx, struct ibv_qp *qp)
-{
-	struct mrc_path path;
-	int ret;
-
-	ret = mrc_loopback_path(ctx, qp->qp_num, &path);
-	if (!ret)
-		ret = mrc_qp_to_init(qp);
-	if (!ret)
-		ret = mrc_qp_to_rtr(qp, &path);
-	if (!ret)
-		ret = mrc_qp_to_rts(qp, &path);
-	return ret;
-}
-
 FIXTURE_SETUP(post)
 {
 	struct ibv_qp_init_attr attr;
@@ -91,7 +76,7 @@ FIXTURE_SETUP(post)
 	ASSERT_LE(WANT_SGE, self->cap.max_send_sge);
 	ASSERT_LE(WANT_SGE, self->cap.max_recv_sge);
 	ASSERT_LE(WANT_INLINE, self->cap.max_inline_data);
-	ASSERT_EQ(0, connect_to_self(self->ctx, self->qp));
+	ASSERT_EQ(0, mrc_qp_connect_self(self->ctx, self->qp, MRC_SQ_PSN));
 }
 
 FIXTURE_TEARDOWN(post)
@@ -401,7 +386,7 @@ TEST_F(post, wr_api_write)
 	ASSERT_NE(NULL, qp) TH_LOG("create_qp_ex: %s", strerror(errno));
 	qpx = ibv_qp_to_qp_ex(qp);
 	ASSERT_NE(NULL, qpx);
-	ASSERT_EQ(0, connect_to_self(self->ctx, qp));
+	ASSERT_EQ(0, mrc_qp_connect_self(self->ctx, qp, MRC_SQ_PSN));
 	/* For the WRITE with immediate to consume. */
 	ASSERT_EQ(0, post_one_recv(self, qp, WR_ID_GOOD));
 
