@@ -148,6 +148,14 @@ static int mrc_dev_check_ndevs(struct net_device *const *ndevs,
 	return 0;
 }
 
+/*
+ * Both xarrays are initialised here, so lockdep would give their locks
+ * one class: qp_xa's is taken in softirq (receive looks QPs up under it),
+ * mr_xa's only in process context (receive reads it under RCU), and one
+ * class makes the latter look like a softirq-unsafe use of the former.
+ */
+static struct lock_class_key mrc_mr_xa_key;
+
 /* Make and register a device with a port per netdev; see mrc_dev_new(). */
 static int mrc_dev_create(const char *name, struct net_device *const *ndevs,
 			  unsigned int n, struct netlink_ext_ack *extack)
@@ -179,6 +187,7 @@ static int mrc_dev_create(const char *name, struct net_device *const *ndevs,
 	/* Looked up from softirq under its lock: the lock disables bh. */
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC);
+	lockdep_set_class(&dev->mr_xa.xa_lock, &mrc_mr_xa_key);
 	mrc_peer_dev_init(dev);
 	spin_lock_init(&dev->ep_rate_lock);
 
