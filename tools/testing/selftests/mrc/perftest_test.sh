@@ -16,7 +16,7 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/xfer_lib.sh"
 
 PERFTEST_PORT=18515	# perftest's default TCP port
-RUN_SECS=120		# each side of one attempt
+RUN_SECS=$((120 * TIME_SCALE))	# each side of one attempt
 PAIR_TRIES=5
 PAIR_SECS=$((PAIR_TRIES * (2 * RUN_SECS + 30)))
 PERFTEST_PAIR=$MRC_REPO/scripts/perftest-pair

@@ -50,10 +50,11 @@ XFER_SERVER_OPTS=()	# extra server options (e.g. --offset) for one run
 # Module parameters xfer_fabric loads rdma_mrc with.  A test asserting that
 # a lossless run retransmits nothing sets XFER_LOSSLESS_PARAMS: a TCG vCPU
 # the host deschedules for longer than the 1 ms RTO floor looks like loss
-# to the other vCPU, so such tests raise the floor (as TCP's 200 ms does)
-# and only real loss can move the counters.
+# to the other vCPU, so such tests raise the floor (as TCP's 200 ms does,
+# times lib.sh's TIME_SCALE: a debug kernel's receiver can be that much
+# slower to acknowledge) and only real loss can move the counters.
 XFER_MODULE_PARAMS=()
-XFER_LOSSLESS_PARAMS=(rto_min_us=200000)
+XFER_LOSSLESS_PARAMS=(rto_min_us=$((200000 * ${TIME_SCALE:-1})))
 XFER_CLIENT_OUT=	# output files of the latest xfer run
 XFER_SERVER_OUT=
 XFER_CLIENT_RESULT=	# their RESULT lines
