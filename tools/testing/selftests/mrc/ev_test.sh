@@ -66,7 +66,7 @@ UDP_BTH_OPCODE=8	# offsets from the UDP header: BTH opcode
 OP_ACK=0xd1
 
 # Only real loss may expire the RTO (xfer_lib.sh, XFER_LOSSLESS_PARAMS).
-RTO_MIN_US=200000
+RTO_MIN_US=$((200000 * TIME_SCALE))
 
 # 1: blackhole.
 BH_BITS=3
