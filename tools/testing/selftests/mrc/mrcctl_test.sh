@@ -863,6 +863,44 @@ for name in sys.argv[1:]:
 
 # --- main ------------------------------------------------------------------------------------
 
+# --- abbreviations ---------------------------------------------------------------------------
+
+# Objects and commands by unique prefix; an exact name wins; a prefix of
+# several is a usage error naming them.
+case_abbrev() {
+	local full
+	part "abbreviations" "$CMD_DEV_GET" "$CMD_PORT_GET" "$CMD_EVP_GET"
+	mj dev sh "$TEST_DEV"
+	assert_json "dev sh = dev show" "$DEV_SUMMARY" "$DEV0"
+	mj d l
+	assert_json "d l = dev list" "$DEV_SUMMARY" "$DEV0" "$DEV1"
+	mj po sh "$TEST_DEV/1"
+	assert_json "po sh = port show" "$PORT_SUMMARY" "$PORT0"
+	mj evp show "$TEST_DEV"
+	full=$(jqo .)
+	mj ev-p sh "$TEST_DEV"
+	assert_eq "ev-p sh = evp show" "$full" "$(jqo .)"
+	refused ENODEV "no such MRC device" dev sh "$MISSING_DEV"
+	mc help ev-p
+	has "$BOUNDED_OUT" "Usage: mrcctl evp *" || fail "mrcctl help ev-p: $TEXT"
+	# "ev" is a name: it wins over evp, ev-fmt-profile and ev-profile.
+	mc ev
+	has "$BOUNDED_OUT" "Usage: mrcctl ev show *" || fail "mrcctl ev: $TEXT"
+	usage_error dev s
+	has "$MRC_TMP/stderr" 'mrcctl: ambiguous dev command "s": show, set (try "mrcctl dev help")'$'\n' ||
+		fail "mrcctl dev s: $TEXT"
+	usage_error ep p "$TEST_DEV"
+	has "$MRC_TMP/stderr" 'mrcctl: ambiguous ep command "p": probe, port-status *' ||
+		fail "mrcctl ep p: $TEXT"
+	usage_error e show
+	has "$MRC_TMP/stderr" 'mrcctl: ambiguous object "e": ev-fmt-profile, evp, ev, ep *' ||
+		fail "mrcctl e: $TEXT"
+	usage_error help ev-
+	has "$MRC_TMP/stderr" 'mrcctl: ambiguous object "ev-": ev-fmt-profile, ev-profile *' ||
+		fail "mrcctl help ev-: $TEXT"
+	log "ok: unique prefixes, exact names first, ambiguity names the candidates"
+}
+
 # The cases share the setup's two devices; evp uses fmt's format profile.
 mrc_case help case_help
 mrc_case usage case_usage
@@ -878,6 +916,7 @@ mrc_case qp case_qp
 mrc_case ep case_ep
 mrc_case after_delete case_after_delete
 mrc_case json case_json
+mrc_case abbrev case_abbrev
 mrc_cases_args "$@"
 
 mrc_test_init
