@@ -861,8 +861,6 @@ for name in sys.argv[1:]:
 	log "ok: all parsed"
 }
 
-# --- main ------------------------------------------------------------------------------------
-
 # --- abbreviations ---------------------------------------------------------------------------
 
 # Objects and commands by unique prefix; an exact name wins; a prefix of
@@ -872,8 +870,10 @@ case_abbrev() {
 	part "abbreviations" "$CMD_DEV_GET" "$CMD_PORT_GET" "$CMD_EVP_GET"
 	mj dev sh "$TEST_DEV"
 	assert_json "dev sh = dev show" "$DEV_SUMMARY" "$DEV0"
+	mj dev list
+	full=$(jqo .)
 	mj d l
-	assert_json "d l = dev list" "$DEV_SUMMARY" "$DEV0" "$DEV1"
+	assert_eq "d l = dev list" "$full" "$(jqo .)"
 	mj po sh "$TEST_DEV/1"
 	assert_json "po sh = port show" "$PORT_SUMMARY" "$PORT0"
 	mj evp show "$TEST_DEV"
@@ -901,6 +901,8 @@ case_abbrev() {
 	log "ok: unique prefixes, exact names first, ambiguity names the candidates"
 }
 
+# --- main ------------------------------------------------------------------------------------
+
 # The cases share the setup's two devices; evp uses fmt's format profile.
 mrc_case help case_help
 mrc_case usage case_usage
@@ -914,9 +916,9 @@ mrc_case evp case_evp --after fmt
 mrc_case cc case_cc
 mrc_case qp case_qp
 mrc_case ep case_ep
+mrc_case abbrev case_abbrev
 mrc_case after_delete case_after_delete
 mrc_case json case_json
-mrc_case abbrev case_abbrev
 mrc_cases_args "$@"
 
 mrc_test_init
