@@ -4,11 +4,13 @@
 
 Builds IPv4 / UDP / BTH / METH / TSETH / RETH / ImmDt / AETH / SETH /
 CC_STATE / NETH / PETH exactly as Documentation/mrc/wire-format.rst lays
-them out, computes the ICRC as that page says (zlib.crc32 over 8 bytes of
-0xFF, the masked IPv4 and UDP headers, the BTH with byte 4 masked and the
-rest), sends the packets from a raw socket (IP_HDRINCL, so that the IP ID,
-TTL and TOS are the ones the ICRC was computed over) and checks what comes
-back.  Stdlib only: it runs under Debian's /usr/bin/python3 in the guest.
+them out, with the ICRC as that page says (mrc_pcap.icrc: zlib.crc32 over
+8 bytes of 0xFF, the masked IPv4 and UDP headers, the BTH with byte 4
+masked and the rest), sends the packets from a raw socket (IP_HDRINCL, so
+that the IP ID, TTL and TOS are the ones the ICRC was computed over) and
+checks what comes back, decoded by mrc_pcap.py (the wire constants and the
+one decoder live there).  Stdlib only: it runs under Debian's
+/usr/bin/python3 in the guest.
 
   crafted_pkt.py selftest
       Known-answer tests: rebuilds the worked examples of wire-format.rst
@@ -113,49 +115,21 @@ import sys
 import time
 import zlib
 
-UDP_PORT = 4791
-IPV4_HLEN = 20
-UDP_HLEN = 8
-BTH_LEN = 12
-ICRC_LEN = 4
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The wire format and its decoder.
+from mrc_pcap import (  # noqa: E402  pylint: disable=wrong-import-position
+    AETH_ACK, CONTROL_PKEY, DSCP_CONTROL, EV_SHIFT, ICRC_LEN, IMM_OPS,
+    IPPROTO_UDP, IPV4_HLEN, OP_ACK, OP_NACK, OP_PROBE, OP_SACK, OP_WRITE_ONLY,
+    PSN_MASK, SETH_M_SHIFT, TSETH_DEFAULT_FLAGS, UDP_HLEN, UDP_PORT,
+    WRITE_OPS, Decoded, icrc)
+
 IP_DF = 0x4000
 IP_MF = 0x2000
 # <linux/in.h>: a socket option, and the value that sets DF on every packet.
 IP_MTU_DISCOVER = 10
 IP_PMTUDISC_DO = 2
-IPPROTO_UDP = 17
 DEFAULT_TTL = 64
-
-OP_WRITE_FIRST = 0xC6
-OP_WRITE_MIDDLE = 0xC7
-OP_WRITE_LAST = 0xC8
-OP_WRITE_LAST_IMM = 0xC9
-OP_WRITE_ONLY = 0xCA
-OP_WRITE_ONLY_IMM = 0xCB
-OP_ACK = 0xD1
-OP_EP_REQUEST = 0xD8
-OP_EP_RESPONSE = 0xD9
-OP_SACK = 0xDC
-OP_NACK = 0xDD
-OP_PROBE = 0xDE
-WRITE_OPS = range(OP_WRITE_FIRST, OP_WRITE_ONLY_IMM + 1)
-IMM_OPS = (OP_WRITE_LAST_IMM, OP_WRITE_ONLY_IMM)
-REPLY_KINDS = {OP_ACK: "ack", OP_SACK: "sack", OP_NACK: "nack"}
-
-PSN_MASK = 0xFFFFFF
-SETH_LEN = 28
-CC_STATE_LEN = 8
-NETH_LEN = 20
-PETH_LEN = 16
-AETH_LEN = 4
-AETH_ACK = 0x1F
-SETH_PR = 0x0002
-SETH_M_SHIFT = 5
-EV_SHIFT = 16
-DSCP_CONTROL = 46	# rdma_mrc's defaults; the info file may say others
-CONTROL_PKEY = 0xFFFF
 FENCE_SPORT = 0xC0DE
-TSETH_DEFAULT_FLAGS = 0x8001	# TSR (coarse units) | ftype 1
 
 
 def payload(seed, length):
@@ -249,20 +223,6 @@ def neth(reason, entropy, psn, ts):
 def peth(probe_id, ts, flags=TSETH_DEFAULT_FLAGS):
     return struct.pack("!3sBHHHHHH", b"\0\0\0", 0, probe_id & 0xFFFF, 0, 0, 0,
                        ts & 0xFFFF, flags & 0xFFFF)
-
-
-def icrc(ip_hdr, udp_hdr, rest):
-    """The ICRC of a packet: rest is from the BTH to just before the ICRC."""
-    ip = bytearray(ip_hdr)
-    ip[1] = 0xFF		# TOS
-    ip[8] = 0xFF		# TTL
-    ip[10:12] = b"\xff\xff"	# header checksum
-    udp = bytearray(udp_hdr)
-    udp[6:8] = b"\xff\xff"	# UDP checksum
-    body = bytearray(rest)
-    if len(body) > 4:
-        body[4] = 0xFF		# BTH byte 4
-    return zlib.crc32(b"\xff" * 8 + bytes(ip) + bytes(udp) + bytes(body))
 
 
 # --- packet specs ---------------------------------------------------------
@@ -479,6 +439,9 @@ def fragments(ip, data, size):
 
 # --- replies --------------------------------------------------------------
 
+REPLY_KINDS = {OP_ACK: "ack", OP_SACK: "sack", OP_NACK: "nack"}
+
+
 class Reply:
     """A packet from the target, decoded."""
 
@@ -496,64 +459,40 @@ class Reply:
         self.problems.append(what)
 
     def decode(self):
-        d = self.data
-        ihl = (d[0] & 15) * 4
-        self.ip_len = struct.unpack_from("!H", d, 2)[0]
-        self.tos = d[1]
-        self.ttl = d[8]
-        self.src = socket.inet_ntoa(d[12:16])
-        udp = d[ihl:ihl + UDP_HLEN]
-        self.sport, self.dport, self.udp_len, csum = struct.unpack("!HHHH", udp)
-        rest = d[ihl + UDP_HLEN:ihl + self.udp_len]
-        if len(rest) < BTH_LEN + ICRC_LEN:
+        p = Decoded(self.data)
+        self.ip_len, self.tos, self.ttl, self.src = p.ip_len, p.tos, p.ttl, \
+            p.src
+        self.sport, self.dport, self.udp_len = p.sport, p.dport, p.udp_len
+        if p.short:
             self.kind = "short"
             self.bad("shorter than BTH + ICRC")
             return
-        content, wire = rest[:-ICRC_LEN], rest[-ICRC_LEN:]
-        if struct.unpack("<I", wire)[0] != icrc(d[:ihl], udp, content):
+        if not p.icrc_ok:
             self.bad("bad ICRC")
-        if csum != 0:
-            self.bad(f"UDP checksum {csum:#x}, not 0")
-        if self.tos >> 2 != self.want_dscp or self.tos & 3:
+        if p.udp_csum != 0:
+            self.bad(f"UDP checksum {p.udp_csum:#x}, not 0")
+        if p.dscp != self.want_dscp or p.ecn:
             self.bad(f"TOS {self.tos:#x}: not DSCP {self.want_dscp}, "
                      "Not-ECT")
-        op, flags, pkey, _, dqpn, ackf, psn = struct.unpack_from(
-            "!BBHB3sB3s", content)
-        self.f["op"] = op
-        self.f["psn"] = int.from_bytes(psn, "big")
-        self.f["dqpn"] = int.from_bytes(dqpn, "big")
-        if pkey != self.want_pkey:
-            self.bad(f"P_Key {pkey:#x}, not {self.want_pkey:#x}")
-        if flags or ackf:
-            self.bad(f"BTH flags {flags:#x} byte 8 {ackf:#x}")
-        hdr = content[BTH_LEN:]
+        op = p.bth["op"]
+        self.f.update(op=op, psn=p.bth["psn"], dqpn=p.bth["dqpn"])
+        if p.bth["pkey"] != self.want_pkey:
+            self.bad(f"P_Key {p.bth['pkey']:#x}, not {self.want_pkey:#x}")
+        if p.bth["flags"] or p.bth["byte8"]:
+            self.bad(f"BTH flags {p.bth['flags']:#x} byte 8 "
+                     f"{p.bth['byte8']:#x}")
         self.kind = REPLY_KINDS.get(op, f"op{op:#04x}")
-        if op == OP_ACK and len(hdr) == AETH_LEN:
-            smsn = struct.unpack("!I", hdr)[0]
-            self.f["syn"] = smsn >> 24
-            self.f["msn"] = smsn & PSN_MASK
-            if self.f["syn"] != AETH_ACK:
-                self.kind = "nak"
-        elif op == OP_SACK and len(hdr) == SETH_LEN + CC_STATE_LEN:
-            (sflags, ackoff, ev, _, _, _, cack, cc, mpr, sackoff,
-             bitmap) = struct.unpack_from("!HHIHHB3sBBHQ", hdr)
-            self.f.update(flags=sflags, m=(sflags >> SETH_M_SHIFT) & 3,
-                          pr=int(bool(sflags & SETH_PR)), ackoff=ackoff,
-                          ev=ev, cack=int.from_bytes(cack, "big"), cc=cc,
-                          mpr=mpr, sackoff=sackoff, bitmap=bitmap)
-            ts, ooo, rcv = struct.unpack_from("!HHI", hdr, SETH_LEN)
-            self.f.update(ccts=ts, ooo=ooo, rcv=rcv)
-            if self.f["cack"] != self.f["psn"]:
-                self.bad("SACK: BTH PSN != cack_psn")
-        elif op == OP_NACK and len(hdr) == NETH_LEN:
-            (_, reason, _, ev, _, _, _, npsn, _, _,
-             ts) = struct.unpack("!HBBIHHB3sBBH", hdr)
-            self.f.update(reason=reason, ev=ev,
-                          nackpsn=int.from_bytes(npsn, "big"), ts=ts)
-            if self.f["nackpsn"] != self.f["psn"]:
-                self.bad("NACK: BTH PSN != nack_psn")
-        else:
-            self.bad(f"opcode {op:#04x} with {len(hdr)} header bytes")
+        ext = p.ext() if op in REPLY_KINDS else None
+        if ext is None:
+            self.bad(f"opcode {op:#04x} with {len(p.hdr)} header bytes")
+            return
+        self.f.update(ext)
+        if op == OP_ACK and ext["syn"] != AETH_ACK:
+            self.kind = "nak"
+        elif op == OP_SACK and ext["cack"] != self.f["psn"]:
+            self.bad("SACK: BTH PSN != cack_psn")
+        elif op == OP_NACK and ext["nackpsn"] != self.f["psn"]:
+            self.bad("NACK: BTH PSN != nack_psn")
 
     def __str__(self):
         fields = " ".join(f"{k}={v:#x}" for k, v in self.f.items())

@@ -3,9 +3,10 @@
 """ep_pkt.py: MRC endpoint packets (ERTH / EETH) built byte by byte.
 
 Builds IPv4 / UDP / BTH / ERTH or EETH / ICRC as
-Documentation/mrc/wire-format.rst lays them out (the IP, UDP, BTH and ICRC
-helpers are crafted_pkt.py's), sends them from a raw socket and, when
-asked, waits for the response and checks every field of it.  Stdlib only.
+Documentation/mrc/wire-format.rst lays them out (the IP, UDP and BTH
+builders are crafted_pkt.py's; the layouts, the ICRC and the decoder
+mrc_pcap.py's), sends them from a raw socket and, when asked, waits for
+the response and checks every field of it.  Stdlib only.
 
   ep_pkt.py send --src IP --dst IP [options]
       --opcode N     BTH opcode (default 0xd8, Endpoint Request)
@@ -43,27 +44,22 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import crafted_pkt as cp  # noqa: E402  pylint: disable=wrong-import-position
-
-OP_EP_REQUEST = 0xD8
-OP_EP_RESPONSE = 0xD9
-QPN_ENDPOINT = 2
-ERTH_LEN = 16
-EETH_LEN = 36
-EP_OP_MASK = 0x03
-EETH_SV = 0x80
-TS_FLAGS = 0x8001		# TSR (coarse units) | ftype 1
-EV_SHIFT = 16
-ID_MASK = 0xFFFF
+# pylint: disable=wrong-import-position
+import crafted_pkt as cp  # noqa: E402	the builders
+from mrc_pcap import (  # noqa: E402	the wire format and its decoder
+    BTH_LEN, CONTROL_PKEY, DSCP_CONTROL, EETH, EETH_LEN, EETH_SV, EP_ID_MASK,
+    EP_OP_MASK, ERTH, ERTH_LEN, EV_SHIFT, ICRC_LEN, IPPROTO_UDP, IPV4_HLEN,
+    OP_EP_REQUEST, OP_EP_RESPONSE, QPN_ENDPOINT, TSETH_DEFAULT_FLAGS,
+    UDP_HLEN, UDP_PORT, Decoded)
 
 
 def erth(op, mask, ts):
-    return struct.pack("!HBBIIHH", 0, op & EP_OP_MASK, 0, mask, 0, ts, TS_FLAGS)
+    return ERTH.pack(0, op & EP_OP_MASK, 0, mask, 0, ts, TSETH_DEFAULT_FLAGS)
 
 
 def eeth(op, mask, entropy, port, ts):
-    return struct.pack("!HBBIIB3sHHI12s", 0, EETH_SV | (op & EP_OP_MASK), 0,
-                       mask, entropy, port, bytes(3), ts, TS_FLAGS, 0, bytes(12))
+    return EETH.pack(0, EETH_SV | (op & EP_OP_MASK), 0, mask, entropy, port,
+                     bytes(3), ts, TSETH_DEFAULT_FLAGS, 0, bytes(12))
 
 
 def build(a, ipid):
@@ -79,10 +75,10 @@ def build(a, ipid):
     psn = a.psn if a.psn is not None else a.id
     content = cp.bth(a.opcode, a.qpn, psn, padcnt=a.padcnt, tver=a.tver,
                      pkey=a.pkey) + body
-    udp_len = cp.UDP_HLEN + len(content) + cp.ICRC_LEN
-    ip = cp.ipv4_header(a.src, a.dst, cp.IPV4_HLEN + udp_len, 0, ipid,
+    udp_len = UDP_HLEN + len(content) + ICRC_LEN
+    ip = cp.ipv4_header(a.src, a.dst, IPV4_HLEN + udp_len, 0, ipid,
                         cp.DEFAULT_TTL)
-    udp = cp.udp_header(a.sport, cp.UDP_PORT, udp_len)
+    udp = cp.udp_header(a.sport, UDP_PORT, udp_len)
     crc = cp.icrc(ip, udp, content) ^ a.icrcxor
     return bytes(ip + udp + content + struct.pack("<I", crc)), psn
 
@@ -90,45 +86,39 @@ def build(a, ipid):
 def check_reply(d, a, psn):
     """Problems with response d (an IPv4 packet) to the request sent."""
     bad = []
-    f = {}
-    ihl = (d[0] & 15) * 4
-    udp = d[ihl:ihl + cp.UDP_HLEN]
-    sport, dport, udp_len, csum = struct.unpack("!HHHH", udp)
-    rest = d[ihl + cp.UDP_HLEN:ihl + udp_len]
-    f.update(sport=sport, dport=dport, udp_len=udp_len, ip_len=len(d),
-             dscp=d[1] >> 2, ecn=d[1] & 3, src=socket.inet_ntoa(d[12:16]),
-             dst=socket.inet_ntoa(d[16:20]))
-    if len(rest) != cp.BTH_LEN + EETH_LEN + cp.ICRC_LEN:
-        bad.append(f"UDP payload of {len(rest)} bytes, not 52")
+    p = Decoded(d)
+    f = {"sport": p.sport, "dport": p.dport, "udp_len": p.udp_len,
+         "ip_len": len(d), "dscp": p.dscp, "ecn": p.ecn, "src": p.src,
+         "dst": p.dst}
+    if p.payload_len != BTH_LEN + EETH_LEN + ICRC_LEN:
+        bad.append(f"UDP payload of {p.payload_len} bytes, not "
+                   f"{BTH_LEN + EETH_LEN + ICRC_LEN}")
         return f, bad
-    content, wire = rest[:-cp.ICRC_LEN], rest[-cp.ICRC_LEN:]
-    f["icrc"] = "ok" if struct.unpack("<I", wire)[0] == \
-        cp.icrc(d[:ihl], udp, content) else "bad"
-    op_b, flags, pkey, _b4, dqpn, _b8, rpsn = struct.unpack(
-        "!BBHB3sB3s", content[:cp.BTH_LEN])
-    f.update(opcode=f"{op_b:#x}", pkey=f"{pkey:#x}",
-             dqpn=int.from_bytes(dqpn, "big"), psn=int.from_bytes(rpsn, "big"))
-    (_r0, opb, _v, rmask, entropy, port, _r1, rts, rtsf, svc,
-     _r2) = struct.unpack("!HBBIIB3sHHI12s", content[cp.BTH_LEN:])
-    f.update(op=opb & EP_OP_MASK, sv=opb >> 7, mask=f"{rmask:#x}",
-             entropy=f"{entropy:#x}", req_port=port, req_ts=f"{rts:#x}",
-             req_ts_flags=f"{rtsf:#x}", svc_ns=svc)
+    eeth_f = p.ext()
+    f.update(icrc="ok" if p.icrc_ok else "bad",
+             opcode=f"{p.bth['op']:#x}", pkey=f"{p.bth['pkey']:#x}",
+             dqpn=p.bth["dqpn"], psn=p.bth["psn"], op=eeth_f["op"],
+             sv=eeth_f["sv"], mask=f"{eeth_f['mask']:#x}",
+             entropy=f"{eeth_f['entropy']:#x}", req_port=eeth_f["req_port"],
+             req_ts=f"{eeth_f['req_ts']:#x}",
+             req_ts_flags=f"{eeth_f['req_ts_flags']:#x}",
+             svc_ns=eeth_f["svc_ns"])
     want = {
         "icrc": "ok", "opcode": f"{OP_EP_RESPONSE:#x}", "dqpn": QPN_ENDPOINT,
-        "psn": psn & ID_MASK, "pkey": f"{a.pkey_control:#x}",
-        "sport": a.sport, "dport": cp.UDP_PORT, "dscp": a.dscp_control,
+        "psn": psn & EP_ID_MASK, "pkey": f"{a.pkey_control:#x}",
+        "sport": a.sport, "dport": UDP_PORT, "dscp": a.dscp_control,
         "ecn": 0, "src": a.dst, "dst": a.src, "op": a.op, "sv": 1,
         "mask": f"{a.mask:#x}", "entropy": f"{a.sport << EV_SHIFT:#x}",
         "req_port": a.want_port, "req_ts": f"{a.ts:#x}",
-        "req_ts_flags": f"{TS_FLAGS:#x}",
+        "req_ts_flags": f"{TSETH_DEFAULT_FLAGS:#x}",
     }
     for key, value in want.items():
         if f[key] != value:
             bad.append(f"{key} {f[key]}, expected {value}")
-    if csum:
-        bad.append(f"UDP checksum {csum:#x}, not 0")
-    if flags:
-        bad.append(f"BTH byte 1 {flags:#x}, not 0")
+    if p.udp_csum:
+        bad.append(f"UDP checksum {p.udp_csum:#x}, not 0")
+    if p.bth["flags"]:
+        bad.append(f"BTH byte 1 {p.bth['flags']:#x}, not 0")
     return f, bad
 
 
@@ -137,13 +127,13 @@ def cmd_send(a):
     pkt, psn = build(a, ipid)
     rx = None
     if a.reply:
-        rx = socket.socket(socket.AF_INET, socket.SOCK_RAW, cp.IPPROTO_UDP)
+        rx = socket.socket(socket.AF_INET, socket.SOCK_RAW, IPPROTO_UDP)
         rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
     tx = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
     tx.setsockopt(socket.IPPROTO_IP, socket.IP_HDRINCL, 1)
     tx.sendto(pkt, (a.dst, 0))
     tx.close()
-    print(f"SENT udp_len={len(pkt) - cp.IPV4_HLEN} ip_len={len(pkt)}")
+    print(f"SENT udp_len={len(pkt) - IPV4_HLEN} ip_len={len(pkt)}")
     print("PKT " + pkt.hex())
     if not a.reply:
         print("RESULT ok")
@@ -158,14 +148,14 @@ def cmd_send(a):
         if not ready:
             continue
         d = rx.recv(65535)
-        if len(d) < cp.IPV4_HLEN + cp.UDP_HLEN or d[9] != cp.IPPROTO_UDP:
+        if len(d) < IPV4_HLEN + UDP_HLEN or d[9] != IPPROTO_UDP:
             continue
         ihl = (d[0] & 15) * 4
         if socket.inet_ntoa(d[12:16]) != a.dst or \
-                struct.unpack_from("!H", d, ihl + 2)[0] != cp.UDP_PORT:
+                struct.unpack_from("!H", d, ihl + 2)[0] != UDP_PORT:
             continue
-        if len(d) < ihl + cp.UDP_HLEN + cp.BTH_LEN or \
-                d[ihl + cp.UDP_HLEN] != OP_EP_RESPONSE:
+        if len(d) < ihl + UDP_HLEN + BTH_LEN or \
+                d[ihl + UDP_HLEN] != OP_EP_RESPONSE:
             continue
         f, bad = check_reply(d, a, psn)
         print("REPLY " + " ".join(f"{k}={v}" for k, v in f.items()))
@@ -193,7 +183,7 @@ def make_parser():
     s.add_argument("--op", type=num, default=1)
     s.add_argument("--mask", type=num, default=0)
     s.add_argument("--sport", type=num, default=0xC5A1)
-    s.add_argument("--pkey", type=num, default=cp.CONTROL_PKEY)
+    s.add_argument("--pkey", type=num, default=CONTROL_PKEY)
     s.add_argument("--padcnt", type=num, default=0)
     s.add_argument("--tver", type=num, default=0)
     s.add_argument("--ts", type=num, default=0x0123)
@@ -202,8 +192,8 @@ def make_parser():
     s.add_argument("--reply", action="store_true")
     s.add_argument("--want-port", type=num, default=1)
     s.add_argument("--timeout", type=float, default=10.0)
-    s.add_argument("--dscp-control", type=num, default=cp.DSCP_CONTROL)
-    s.add_argument("--pkey-control", type=num, default=cp.CONTROL_PKEY)
+    s.add_argument("--dscp-control", type=num, default=DSCP_CONTROL)
+    s.add_argument("--pkey-control", type=num, default=CONTROL_PKEY)
     sub.add_parser("serve")
     return p
 

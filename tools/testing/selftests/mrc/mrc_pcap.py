@@ -1,14 +1,20 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""mrc_pcap.py: what failover_test.sh asserts, read from packet captures.
+"""mrc_pcap.py: the MRC wire format as the selftests read it, and what
+failover_test.sh and forge_test.sh assert, read from packet captures.
 
-Reads tcpdump's pcap files (Ethernet, or Linux cooked v1/v2 from -i any;
-v2 gives the interface index) and decodes the MRC headers the checks need
-(Documentation/mrc/wire-format.rst): BTH opcode, rtx and PSN, SETH PR,
-probe id and entropy, PETH probe id, ERTH/EETH op and port status.  Event
-files are `mrcctl -j monitor` output (one JSON object per line; an
-ev-event's "timestamp" is the kernel's time of the change).  Each
-command prints "key value" lines for the shell to assert on.  Stdlib only.
+The one decoder of the selftests (Documentation/mrc/wire-format.rst): the
+wire constants, the ICRC, decode() for one IPv4 / UDP / MRC packet (its
+BTH and the extension headers of ACK, SACK + CC_STATE, NACK, ERTH and
+EETH) and the pcap reader.  crafted_pkt.py and ep_pkt.py build packets and
+read their replies through it; the shell tests decode through it or
+through the Wireshark dissector (tools/wireshark/mrc.lua).
+
+The commands read tcpdump's pcap files (Ethernet, or Linux cooked v1/v2
+from -i any; v2 gives the interface index).  Event files are `mrcctl -j
+monitor` output (one JSON object per line; an ev-event's "timestamp" is
+the kernel's time of the change).  Each command prints "key value" lines
+for the shell to assert on.  Stdlib only.
 
   mrc_pcap.py sports --src IP FILE...
       sport N          every UDP source port of an MRC packet from IP
@@ -43,13 +49,53 @@ command prints "key value" lines for the shell to assert on.  Stdlib only.
 
 import argparse
 import json
-import os
 import socket
 import struct
-import sys
+import zlib
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import crafted_pkt as cp  # noqa: E402  pylint: disable=wrong-import-position
+# --- the wire format ---------------------------------------------------------
+
+UDP_PORT = 4791
+IPV4_HLEN = 20
+UDP_HLEN = 8
+BTH_LEN = 12
+ICRC_LEN = 4
+IPPROTO_UDP = 17
+
+OP_WRITE_FIRST = 0xC6
+OP_WRITE_MIDDLE = 0xC7
+OP_WRITE_LAST = 0xC8
+OP_WRITE_LAST_IMM = 0xC9
+OP_WRITE_ONLY = 0xCA
+OP_WRITE_ONLY_IMM = 0xCB
+OP_ACK = 0xD1
+OP_EP_REQUEST = 0xD8
+OP_EP_RESPONSE = 0xD9
+OP_SACK = 0xDC
+OP_NACK = 0xDD
+OP_PROBE = 0xDE
+WRITE_OPS = range(OP_WRITE_FIRST, OP_WRITE_ONLY_IMM + 1)
+IMM_OPS = (OP_WRITE_LAST_IMM, OP_WRITE_ONLY_IMM)
+
+PSN_MASK = 0xFFFFFF
+SETH_LEN = 28
+CC_STATE_LEN = 8
+NETH_LEN = 20
+PETH_LEN = 16
+AETH_LEN = 4
+AETH_ACK = 0x1F
+SETH_PR = 0x0002
+SETH_M_SHIFT = 5
+EV_SHIFT = 16
+DSCP_CONTROL = 46	# rdma_mrc's defaults; the info file may say others
+CONTROL_PKEY = 0xFFFF
+TSETH_DEFAULT_FLAGS = 0x8001	# TSR (coarse units) | ftype 1
+QPN_ENDPOINT = 2
+ERTH_LEN = 16
+EETH_LEN = 36
+EP_OP_MASK = 0x03
+EETH_SV = 0x80
+EP_ID_MASK = 0xFFFF		# an endpoint request's id: BTH PSN[15:0]
 
 PCAP_MAGIC_US = 0xA1B2C3D4
 PCAP_MAGIC_NS = 0xA1B23C4D
@@ -64,10 +110,10 @@ SLL2_HLEN = 20
 ETHERTYPE_IPV4 = 0x0800
 ETHERTYPE_IPV6 = 0x86DD
 IPV6_HLEN = 40
-IPPROTO_UDP = 17
 NSEC_PER_SEC = 1000000000
 NSEC_PER_USEC = 1000
 
+# Byte offsets in the BTH and bits of its bytes 1 and 8.
 BTH_FLAGS = 1
 BTH_PADCNT_MASK = 0x30
 BTH_PADCNT_SHIFT = 4
@@ -78,74 +124,204 @@ METH_LEN = 4
 TSETH_LEN = 4
 RETH_LEN = 16
 IMMDT_LEN = 4
-BTH_PSN = 9
-SETH_FLAGS_LO = 1		# the byte of SETH.flags holding PR
-SETH_PR = 0x02
-SETH_PROBE_ID = 2
-SETH_ENTROPY = 4
-PETH_PROBE_ID = 4
-EP_OP = 2
-EP_OP_MASK = 0x03
-EP_PORT_STATUS = 4
-EP_ID_MASK = 0xFFFF
 
+# The layouts: BTH, AETH, SETH, CC_STATE, NETH, PETH, ERTH, EETH (fields
+# named in decode order below; 3-byte fields are bytes).
+BTH = struct.Struct("!BBHB3sB3s")
+AETH = struct.Struct("!I")
+SETH = struct.Struct("!HHIHHB3sBBHQ")
+CC_STATE = struct.Struct("!HHI")
+NETH = struct.Struct("!HBBIHHB3sBBH")
+PETH = struct.Struct("!3sBHHHHHH")
+ERTH = struct.Struct("!HBBIIHH")
+EETH = struct.Struct("!HBBIIB3sHHI12s")
+
+
+def icrc(ip_hdr, udp_hdr, rest):
+    """The ICRC of a packet: rest is from the BTH to just before the ICRC."""
+    ip = bytearray(ip_hdr)
+    ip[1] = 0xFF		# TOS
+    ip[8] = 0xFF		# TTL
+    ip[10:12] = b"\xff\xff"	# header checksum
+    udp = bytearray(udp_hdr)
+    udp[6:8] = b"\xff\xff"	# UDP checksum
+    body = bytearray(rest)
+    if len(body) > 4:
+        body[4] = 0xFF		# BTH byte 4
+    return zlib.crc32(b"\xff" * 8 + bytes(ip) + bytes(udp) + bytes(body))
+
+
+# --- one packet, decoded ----------------------------------------------------
+
+def be(b):
+    """A big-endian field of bytes (the 3-byte ones) as a number."""
+    return int.from_bytes(b, "big")
+
+
+def bth_fields(content):
+    """The BTH at the start of content: op, flags (byte 1), pkey, byte4,
+    dqpn, byte8, psn."""
+    op, flags, pkey, byte4, dqpn, byte8, psn = BTH.unpack_from(content)
+    return {"op": op, "flags": flags, "pkey": pkey, "byte4": byte4,
+            "dqpn": be(dqpn), "byte8": byte8, "psn": be(psn)}
+
+
+def _aeth(hdr):
+    (smsn,) = AETH.unpack_from(hdr)
+    return {"syn": smsn >> 24, "msn": smsn & PSN_MASK}
+
+
+def _sack(hdr):
+    (flags, ackoff, ev, _, _, _, cack, cc, mpr, sackoff,
+     bitmap) = SETH.unpack_from(hdr)
+    f = {"flags": flags, "m": (flags >> SETH_M_SHIFT) & 3,
+         "pr": int(bool(flags & SETH_PR)), "ackoff": ackoff, "ev": ev,
+         "cack": be(cack), "cc": cc, "mpr": mpr, "sackoff": sackoff,
+         "bitmap": bitmap}
+    if len(hdr) >= SETH_LEN + CC_STATE_LEN:
+        ts, ooo, rcv = CC_STATE.unpack_from(hdr, SETH_LEN)
+        f.update(ccts=ts, ooo=ooo, rcv=rcv)
+    return f
+
+
+def _nack(hdr):
+    (_, reason, _, ev, _, _, _, npsn, _, _, ts) = NETH.unpack_from(hdr)
+    return {"reason": reason, "ev": ev, "nackpsn": be(npsn), "ts": ts}
+
+
+def _probe(hdr):
+    (_, _, probe_id, _, _, _, ts, ts_flags) = PETH.unpack_from(hdr)
+    return {"probe_id": probe_id, "ts": ts, "ts_flags": ts_flags}
+
+
+def _ep_request(hdr):
+    (_, op, _, mask, _, ts, ts_flags) = ERTH.unpack_from(hdr)
+    return {"op": op & EP_OP_MASK, "mask": mask, "ts": ts,
+            "ts_flags": ts_flags}
+
+
+def _ep_response(hdr):
+    (_, opb, _, mask, entropy, port, _, ts, ts_flags, svc,
+     _) = EETH.unpack_from(hdr)
+    return {"op": opb & EP_OP_MASK, "sv": opb >> 7, "mask": mask,
+            "entropy": entropy, "req_port": port, "req_ts": ts,
+            "req_ts_flags": ts_flags, "svc_ns": svc}
+
+
+# Per opcode: the length of what follows the BTH and its decoder.
+EXT = {
+    OP_ACK: (AETH_LEN, _aeth),
+    OP_SACK: (SETH_LEN + CC_STATE_LEN, _sack),
+    OP_NACK: (NETH_LEN, _nack),
+    OP_PROBE: (PETH_LEN, _probe),
+    OP_EP_REQUEST: (ERTH_LEN, _ep_request),
+    OP_EP_RESPONSE: (EETH_LEN, _ep_response),
+}
+
+
+def ext_fields(op, hdr, length=None):
+    """What follows the BTH of a control or endpoint packet, as a dict.
+    hdr: those bytes up to the ICRC, or the first of them (a capture with
+    a snap length), length then being the packet's; SACK's CC_STATE is
+    decoded if captured.  None for other opcodes, a length not theirs, or
+    too little captured."""
+    row = EXT.get(op)
+    if row is None or (len(hdr) if length is None else length) != row[0]:
+        return None
+    try:
+        return row[1](hdr)
+    except struct.error:
+        return None
+
+
+class Decoded:
+    """One IPv4 / UDP / MRC packet, from the IP header on (an IPv4 packet
+    as a raw socket reads it): ip_len, tos, dscp, ecn, ttl, src, dst;
+    sport, dport, udp_len, udp_csum; then, unless short (the UDP payload
+    cannot hold a BTH and an ICRC), payload_len, icrc_ok, bth (bth_fields)
+    and hdr (after the BTH, before the ICRC: ext_fields' input)."""
+
+    def __init__(self, d):
+        ihl = (d[0] & 15) * 4
+        self.ip_len = struct.unpack_from("!H", d, 2)[0]
+        self.tos = d[1]
+        self.dscp = d[1] >> 2
+        self.ecn = d[1] & 3
+        self.ttl = d[8]
+        self.src = socket.inet_ntoa(d[12:16])
+        self.dst = socket.inet_ntoa(d[16:20])
+        udp = d[ihl:ihl + UDP_HLEN]
+        (self.sport, self.dport, self.udp_len,
+         self.udp_csum) = struct.unpack("!HHHH", udp)
+        rest = d[ihl + UDP_HLEN:ihl + self.udp_len]
+        self.payload_len = len(rest)
+        self.short = len(rest) < BTH_LEN + ICRC_LEN
+        if self.short:
+            return
+        content, wire = rest[:-ICRC_LEN], rest[-ICRC_LEN:]
+        self.icrc_ok = struct.unpack("<I", wire)[0] == \
+            icrc(d[:ihl], udp, content)
+        self.bth = bth_fields(content)
+        self.hdr = content[BTH_LEN:]
+
+    def ext(self):
+        return None if self.short else ext_fields(self.bth["op"], self.hdr)
+
+
+# --- captures ---------------------------------------------------------------
 
 class Pkt:
     """One captured MRC packet: where, when, and its headers."""
 
     __slots__ = ("t", "ifindex", "src", "dst", "sport", "op", "rtx", "psn",
-                 "mrc")
+                 "mrc", "hdr_len")
 
-    def __init__(self, t, ifindex, src, dst, sport, mrc):
+    def __init__(self, t, ifindex, src, dst, sport, mrc, udp_len):
         self.t = t
         self.ifindex = ifindex
         self.src = src
         self.dst = dst
         self.sport = sport
-        self.mrc = mrc		# from the BTH on, as far as captured
-        self.op = mrc[0]
-        self.rtx = bool(mrc[BTH_ACK_FLAGS] & BTH_RTX)
-        self.psn = int.from_bytes(mrc[BTH_PSN:BTH_PSN + 3], "big")
+        self.mrc = mrc		# the UDP payload, as far as captured
+        # What follows the BTH up to the ICRC, by the UDP header.
+        self.hdr_len = udp_len - UDP_HLEN - BTH_LEN - ICRC_LEN
+        bth = bth_fields(mrc)
+        self.op = bth["op"]
+        self.rtx = bool(bth["byte8"] & BTH_RTX)
+        self.psn = bth["psn"]
 
-    def after_bth(self, off, n):
-        """n bytes at off after the BTH, or None if not captured."""
-        o = cp.BTH_LEN + off
-        return self.mrc[o:o + n] if len(self.mrc) >= o + n else None
+    def ext(self):
+        """ext_fields of this packet, as far as captured."""
+        return ext_fields(self.op,
+                          self.mrc[BTH_LEN:BTH_LEN + max(self.hdr_len, 0)],
+                          self.hdr_len)
 
     def is_data(self):
-        return self.op in cp.WRITE_OPS
+        return self.op in WRITE_OPS
 
     def probe_id(self):
         """A PROBE's id, or None."""
-        b = self.after_bth(PETH_PROBE_ID, 2)
-        return None if self.op != cp.OP_PROBE or b is None else \
-            int.from_bytes(b, "big")
+        f = self.ext() if self.op == OP_PROBE else None
+        return None if f is None else f["probe_id"]
 
     def probe_answer(self):
         """A SACK with PR set: (probe id, entropy), or None."""
-        if self.op != cp.OP_SACK:
+        f = self.ext() if self.op == OP_SACK else None
+        if f is None or not f["pr"]:
             return None
-        flags = self.after_bth(SETH_FLAGS_LO, 1)
-        rest = self.after_bth(SETH_PROBE_ID, 6)
-        if flags is None or rest is None or not flags[0] & SETH_PR:
-            return None
-        return (int.from_bytes(rest[0:2], "big"),
-                int.from_bytes(rest[2:6], "big"))
+        return (f["ackoff"], f["ev"])
 
     def ep(self):
         """An ERTH/EETH packet: (op, port status, request id), or None."""
-        if self.op not in (cp.OP_EP_REQUEST, cp.OP_EP_RESPONSE):
-            return None
-        b = self.after_bth(0, EP_PORT_STATUS + 4)
-        if b is None:
-            return None
-        return (b[EP_OP] & EP_OP_MASK,
-                int.from_bytes(b[EP_PORT_STATUS:EP_PORT_STATUS + 4], "big"),
-                self.psn & EP_ID_MASK)
+        f = self.ext() if self.op in (OP_EP_REQUEST, OP_EP_RESPONSE) \
+            else None
+        return None if f is None else (f["op"], f["mask"],
+                                       self.psn & EP_ID_MASK)
 
 
 def _ip_udp(data, off, ethertype):
-    """(src, dst, sport, dport, payload) of a UDP datagram, or None."""
+    """(src, dst, sport, dport, udp_len, payload) of a UDP datagram, or
+    None."""
     if ethertype == ETHERTYPE_IPV4:
         if len(data) < off + 20 or data[off] >> 4 != 4:
             return None
@@ -163,10 +339,10 @@ def _ip_udp(data, off, ethertype):
         off += IPV6_HLEN
     else:
         return None
-    if len(data) < off + cp.UDP_HLEN:
+    if len(data) < off + UDP_HLEN:
         return None
-    sport, dport = struct.unpack_from("!HH", data, off)
-    return src, dst, sport, dport, data[off + cp.UDP_HLEN:]
+    sport, dport, udp_len = struct.unpack_from("!HHH", data, off)
+    return src, dst, sport, dport, udp_len, data[off + UDP_HLEN:]
 
 
 def packets(path):
@@ -208,11 +384,11 @@ def packets(path):
             udp = _ip_udp(data, off, ethertype)
             if udp is None:
                 continue
-            src, dst, sport, dport, payload = udp
-            if dport != cp.UDP_PORT or len(payload) < cp.BTH_LEN:
+            src, dst, sport, dport, udp_len, payload = udp
+            if dport != UDP_PORT or len(payload) < BTH_LEN:
                 continue
             yield Pkt(sec * NSEC_PER_SEC + sub * frac, ifindex, src, dst,
-                      sport, payload)
+                      sport, payload, udp_len)
 
 
 def events(path):
@@ -268,10 +444,10 @@ def cmd_payload(a):
         counts["data"] += 1
         counts["rtx"] += p.rtx
         tsh = bool(p.mrc[BTH_ACK_FLAGS] & BTH_TSH)
-        reth = cp.BTH_LEN + METH_LEN + (TSETH_LEN if tsh else 0)
-        hdr = reth + RETH_LEN + (IMMDT_LEN if p.op in cp.IMM_OPS else 0)
+        reth = BTH_LEN + METH_LEN + (TSETH_LEN if tsh else 0)
+        hdr = reth + RETH_LEN + (IMMDT_LEN if p.op in IMM_OPS else 0)
         pad = (p.mrc[BTH_FLAGS] & BTH_PADCNT_MASK) >> BTH_PADCNT_SHIFT
-        body = p.mrc[hdr:len(p.mrc) - cp.ICRC_LEN - pad]
+        body = p.mrc[hdr:len(p.mrc) - ICRC_LEN - pad]
         va = int.from_bytes(p.mrc[reth:reth + 8], "big")
         if not body:
             continue
@@ -351,7 +527,7 @@ def cmd_cut(a):
     cut = set(num_list(a.sports))
     pkts = [p for p in packets(a.cap) if p.src == a.src or p.dst == a.src]
     sent = [p for p in pkts if p.src == a.src and p.sport in cut and
-            (p.is_data() or p.op == cp.OP_PROBE)]
+            (p.is_data() or p.op == OP_PROBE)]
     far = [p for p in packets(a.far) if p.src == a.src and p.sport in cut]
     ok = crossed(sent, far)
     lost = [p for i, p in enumerate(sent) if i not in ok and p.t >= a.t_cut0]
@@ -394,7 +570,7 @@ def cmd_cut(a):
     # (Before the cut was asked for the link was up: --far may start later.)
     probe_ev = {}		# probe id -> (EV, crossed, when it did)
     for i, p in enumerate(sent):
-        if p.op == cp.OP_PROBE and p.probe_id() is not None:
+        if p.op == OP_PROBE and p.probe_id() is not None:
             probe_ev[p.probe_id()] = (p.sport, i in ok or p.t < a.t_cut0,
                                       ok.get(i, p.t))
     answers = []		# (time, EV, crossed, when it did)
@@ -403,7 +579,7 @@ def cmd_cut(a):
         if ans is None or ans[0] not in probe_ev:
             continue
         sport, went, t_cross = probe_ev[ans[0]]
-        if ans[1] == sport << cp.EV_SHIFT:
+        if ans[1] == sport << EV_SHIFT:
             answers.append((p.t, sport, went, t_cross))
     # A probe that never crossed the link cannot be answered.
     put("answered_lost", sum(1 for _, _, went, _ in answers if not went))
@@ -436,7 +612,7 @@ def cmd_cut(a):
     # some after it.  What was lost on the link was resent elsewhere.
     first_probe = {}
     for p in sent:
-        if (p.op == cp.OP_PROBE and p.sport in bad_at and
+        if (p.op == OP_PROBE and p.sport in bad_at and
                 p.t > bad_at[p.sport]):
             first_probe.setdefault(p.sport, p.t)
     data_while_bad = 0
@@ -487,7 +663,7 @@ def cmd_window(a):
     counts = {"before": 0, "inside": 0, "after": 0}
     settle = a.settle
     for p in sorted(packets(a.cap), key=lambda p: p.t):
-        if p.src != a.src or not (p.is_data() or p.op == cp.OP_PROBE):
+        if p.src != a.src or not (p.is_data() or p.op == OP_PROBE):
             continue
         if settle and p.t > a.t_from and p.is_data():
             # Built before the change, sent after it (see --settle).
