@@ -131,20 +131,88 @@ function is_data() { return op >= OP_DATA_FIRST && op <= OP_DATA_LAST }
 
 # --- 1: ASSUMED_BAD and recovery ----------------------------------------------------
 
-case_blackhole() {
-	local mod=$((1 << BH_BITS)) nevs k base
+# BH_AWK: the blackhole case's capture, as awk reads tshark's fields.
+# Episodes of ASSUMED_BAD, as the capture shows them: a timeout
+# retransmission (rtx set) of a PSN never SACKed condemns the EV its
+# previous copy went on; a SACK with PR set answering a probe sent on
+# that EV while condemned, and echoing it, ends the episode.  (The
+# data PSNs do not wrap in this run.)
+# shellcheck disable=SC2016 # awk code
+BH_AWK='
+	function bh(s) { return s % mod == val }
+	op == OP_SACK && $C_DST == client && $C_CACK != "" {
+		if (cack == "" || $C_CACK + 0 > cack) cack = $C_CACK + 0
+	}
+	is_data() && $C_SRC == client {
+		s = $C_SPORT
+		p = $C_PSN + 0
+		if ($C_RTX == 1) {
+			rtx++
+			if ((p in last) && (cack == "" || p > cack) &&
+			    !(last[p] in bad)) {
+				bad[last[p]] = 1
+				episodes++
+				if (bh(last[p])) bh_episodes++
+			}
+		}
+		last[p] = s
+		if (s in bad) used_bad++
+		if (!bh(s)) next
+		seen[s] = 1
+		if (s in ans) post[s]++
+		else pre[s]++
+	}
+	op == OP_PROBE && $C_SRC == client {
+		id = hex($C_PPROBE)
+		psport[id] = $C_SPORT
+		if ($C_SPORT in bad) { evprobe[id] = 1; evprobes++ }
+	}
+	op == OP_SACK && $C_DST == client && $C_PR == 1 {
+		id = hex($C_SPROBE)
+		if (!(id in evprobe)) next
+		evans++
+		s = psport[id]
+		if (hex($C_SENT) != s * shift_mul) { badev++; next }
+		if (s in bad) { delete bad[s]; recovered++ }
+		if (bh(s) && !(s in ans)) ans[s] = $C_FRAME
+	}
+	END {
+		for (s in seen) {
+			k++
+			if (pre[s] != 1) badpre++
+			if (!(s in ans)) unanswered++
+			if (!post[s]) nodata++
+		}
+		print "k", k + 0
+		print "badpre", badpre + 0
+		print "unanswered", unanswered + 0
+		print "nodata", nodata + 0
+		print "rtx", rtx + 0
+		print "episodes", episodes + 0
+		print "bh_episodes", bh_episodes + 0
+		print "recovered", recovered + 0
+		print "used_bad", used_bad + 0
+		print "evprobes", evprobes + 0
+		print "evans", evans + 0
+		print "badev", badev + 0
+	}
+'
 
-	nevs=$(param_get ev_count)
-	k=$((nevs / mod))
-	case_what "EVs with sport % $mod = $BH_VALUE blackholed on fw $DATA_LINK ($k of $nevs)"
-	[ "$k" -ge 1 ] || fail "ev_count $nevs: no EV to blackhole"
-	param_set rto_min_us "$RTO_MIN_US"
-
+# bh_blackhole: the EVs whose source port % 2^BH_BITS is BH_VALUE
+# dropped on DATA_LINK, the control link delayed, h1 captured.
+bh_blackhole() {
+	local mod=$((1 << BH_BITS))
 	cleanup_push tc_clear "$CTL_LINK"
 	fw tc qdisc add dev "$CTL_LINK" root netem delay "$BH_DELAY"
 	cleanup_push tc_clear "$DATA_LINK"
 	tc_drop "$DATA_LINK" match u16 "$BH_VALUE" $((mod - 1)) at "$UDP_SPORT_OFF"
 	cap_start bh_h1 "$XFER_NS_A" "$XFER_NETDEV" "$CAP_FILTER"
+}
+
+# bh_transfer K NEVS: one-packet writes while K EVs are blackholed: they
+# go ASSUMED_BAD, the blackhole is lifted, they recover and carry data.
+bh_transfer() {
+	local k=$1 nevs=$2 base
 	counters_snap bh.0
 	log "    transfer starts (at $((SECONDS - START)) s)"
 	# Open-ended: it runs until the test has seen what it waits for.
@@ -186,7 +254,11 @@ case_blackhole() {
 	counters_show bh.0 bh.2 tx_data_pkts retransmits timeout_retransmits \
 		timeouts retry_exceeded probes_sent probe_sacks_rcvd ev_assumed_bad \
 		ev_recovered ev_probes_sent ev_probes_answered ev_min_active_holds
+}
 
+# bh_counters: what the device counted agrees with one condemnation and
+# one recovery per lost packet.
+bh_counters() {
 	expect_eq "$XFER_DEV_A: every timeout resent one packet" \
 		"$(counter_delta bh.0 bh.2 "$XFER_DEV_A" timeouts)" \
 		"$(counter_delta bh.0 bh.2 "$XFER_DEV_A" timeout_retransmits)"
@@ -197,73 +269,16 @@ case_blackhole() {
 		"$(counter_delta bh.0 bh.2 "$XFER_DEV_A" retry_exceeded)"
 	expect_eq "$XFER_DEV_A: no min-active hold" 0 \
 		"$(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_min_active_holds)"
+}
 
+# bh_capture K: the capture shows each blackholed EV condemned once and
+# recovered by a probe's answer, and agrees with the counters.
+bh_capture() {
+	local k=$1 mod=$((1 << BH_BITS))
 	decode bh_h1 bh_h1
-	# Episodes of ASSUMED_BAD, as the capture shows them: a timeout
-	# retransmission (rtx set) of a PSN never SACKed condemns the EV its
-	# previous copy went on; a SACK with PR set answering a probe sent on
-	# that EV while condemned, and echoing it, ends the episode.  (The
-	# data PSNs do not wrap in this run.)
-	# shellcheck disable=SC2016 # awk code
 	awk -v client="$XFER_ROUTED_IP_A" -v mod="$mod" -v val="$BH_VALUE" \
-		-v shift_mul=$((1 << EV_SHIFT)) "$AWK_LIB"'
-		function bh(s) { return s % mod == val }
-		op == OP_SACK && $C_DST == client && $C_CACK != "" {
-			if (cack == "" || $C_CACK + 0 > cack) cack = $C_CACK + 0
-		}
-		is_data() && $C_SRC == client {
-			s = $C_SPORT
-			p = $C_PSN + 0
-			if ($C_RTX == 1) {
-				rtx++
-				if ((p in last) && (cack == "" || p > cack) &&
-				    !(last[p] in bad)) {
-					bad[last[p]] = 1
-					episodes++
-					if (bh(last[p])) bh_episodes++
-				}
-			}
-			last[p] = s
-			if (s in bad) used_bad++
-			if (!bh(s)) next
-			seen[s] = 1
-			if (s in ans) post[s]++
-			else pre[s]++
-		}
-		op == OP_PROBE && $C_SRC == client {
-			id = hex($C_PPROBE)
-			psport[id] = $C_SPORT
-			if ($C_SPORT in bad) { evprobe[id] = 1; evprobes++ }
-		}
-		op == OP_SACK && $C_DST == client && $C_PR == 1 {
-			id = hex($C_SPROBE)
-			if (!(id in evprobe)) next
-			evans++
-			s = psport[id]
-			if (hex($C_SENT) != s * shift_mul) { badev++; next }
-			if (s in bad) { delete bad[s]; recovered++ }
-			if (bh(s) && !(s in ans)) ans[s] = $C_FRAME
-		}
-		END {
-			for (s in seen) {
-				k++
-				if (pre[s] != 1) badpre++
-				if (!(s in ans)) unanswered++
-				if (!post[s]) nodata++
-			}
-			print "k", k + 0
-			print "badpre", badpre + 0
-			print "unanswered", unanswered + 0
-			print "nodata", nodata + 0
-			print "rtx", rtx + 0
-			print "episodes", episodes + 0
-			print "bh_episodes", bh_episodes + 0
-			print "recovered", recovered + 0
-			print "used_bad", used_bad + 0
-			print "evprobes", evprobes + 0
-			print "evans", evans + 0
-			print "badev", badev + 0
-		}' "$FIELDS" >"$MRC_TMP/bh.results"
+		-v shift_mul=$((1 << EV_SHIFT)) "$AWK_LIB$BH_AWK" "$FIELDS" \
+		>"$MRC_TMP/bh.results"
 	results "$MRC_TMP/bh.results"
 	log "    capture: ${R[k]} blackholed EVs used; ${R[episodes]} EVs condemned" \
 		"(${R[bh_episodes]} blackholed), ${R[evprobes]} probes on them," \
@@ -290,6 +305,20 @@ case_blackhole() {
 		"${R[evprobes]}" "$(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_probes_sent)"
 	expect_eq "$XFER_DEV_A ev_probes_answered = their answers at h1" \
 		"${R[evans]}" "$(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_probes_answered)"
+}
+
+case_blackhole() {
+	local mod=$((1 << BH_BITS)) nevs k
+
+	nevs=$(param_get ev_count)
+	k=$((nevs / mod))
+	case_what "EVs with sport % $mod = $BH_VALUE blackholed on fw $DATA_LINK ($k of $nevs)"
+	[ "$k" -ge 1 ] || fail "ev_count $nevs: no EV to blackhole"
+	param_set rto_min_us "$RTO_MIN_US"
+	bh_blackhole
+	bh_transfer "$k" "$nevs"
+	bh_counters
+	bh_capture "$k"
 	param_write rto_min_us "${PARAM_SAVED[rto_min_us]}"
 }
 

@@ -264,9 +264,10 @@ all_in() {
 
 # --- 1. a link inside a plane is cut ---------------------------------------------
 
-case_cut() {
-	case_what "p${CUT_PLANE}b's end of $CUT_LINK down mid-transfer"
-	PLANE_SPORTS=$(plane_sports "$CUT_PLANE")
+# cut_learn: which of plane CUT_PLANE's EVs the hash puts on l1 and l2
+# (ON_L1, ON_L2; N_CUT on l1), from captures of a running transfer.
+cut_learn() {
+	local cap_filter l1_0 l2_0 both
 	cap_filter="udp dst port $MRC_DEFAULT_UDP_PORT and src host $HOST_A"
 	cap_start learn.l1 "p${CUT_PLANE}a" l1 "$cap_filter"
 	cap_start learn.l2 "p${CUT_PLANE}a" l2 "$cap_filter"
@@ -289,8 +290,12 @@ case_cut() {
 		"$(tr , '\n' <<<"$ON_L1,$ON_L2" | sort | paste -sd,)"
 	{ [ -n "$ON_L1" ] && [ -n "$ON_L2" ]; } ||
 		fail "the hash put all of plane $CUT_PLANE's EVs on one link: nothing to learn"
-	n_cut=$(tr , '\n' <<<"$ON_L1" | wc -l)
+	N_CUT=$(tr , '\n' <<<"$ON_L1" | wc -l)
+}
 
+# cut_captures: h1's data on ON_L1's EVs, its resends and probes and the
+# answers, at h1 and past the link.
+cut_captures() {
 	# Everything the checks need, little else: h1's data on the EVs of l1,
 	# every retransmission and probe from h1, every answer to a probe.
 	cap_start cut h1 any "udp dst port $MRC_DEFAULT_UDP_PORT and
@@ -302,27 +307,33 @@ case_cut() {
 	# (-i any survives l1 going down; inbound: not the copy it forwards on).
 	cap_start far "p${CUT_PLANE}b" any "inbound and udp dst port $MRC_DEFAULT_UDP_PORT and
 		src host $HOST_A and ($(bpf_sports "$ON_L1"))"
+}
+
+# cut_and_restore: CUT_LINK down (T_CUT0..T_CUT1), ON_L1's EVs condemned
+# and probed, the link back (T_UP0), the EVs GOOD and used again.
+cut_and_restore() {
+	local base
 	counters_snap cut.0
 	# ip directly, not through run: under TCG run's polling alone takes ~1 s.
-	t_cut0=$(now_ns)
+	T_CUT0=$(now_ns)
 	ip -n "p${CUT_PLANE}b" link set "$CUT_LINK" down || fail "could not cut $CUT_LINK"
-	t_cut1=$(now_ns)
+	T_CUT1=$(now_ns)
 	log "    cut at $((SECONDS - START)) s"
 	# By their latest events, whenever: one condemned (by reordering) just
 	# before the cut may stay so through it with no event after the cut.
-	check "all $n_cut EVs over $CUT_LINK ASSUMED_BAD" \
+	check "all $N_CUT EVs over $CUT_LINK ASSUMED_BAD" \
 		wait_for "$COND_WAIT" all_in assumed-bad 0 "$ON_L1"
 	xfer_client_running cut || not_ok "the transfer ended before the EVs were condemned"
 	# Probes on them go unanswered while the link is down.
 	base=$(hwc "$XFER_DEV_A" ev_probes_sent)
 	wait_until "$DOWN_PROBES probes per condemned EV sent into the cut" "$COND_WAIT" \
-		hwc_at_least "$XFER_DEV_A" ev_probes_sent $((base + DOWN_PROBES * n_cut))
-	check "all $n_cut still ASSUMED_BAD" all_in assumed-bad 0 "$ON_L1"
-	t_up0=$(now_ns)
+		hwc_at_least "$XFER_DEV_A" ev_probes_sent $((base + DOWN_PROBES * N_CUT))
+	check "all $N_CUT still ASSUMED_BAD" all_in assumed-bad 0 "$ON_L1"
+	T_UP0=$(now_ns)
 	ip -n "p${CUT_PLANE}b" link set "$CUT_LINK" up || fail "could not restore $CUT_LINK"
 	log "    link back at $((SECONDS - START)) s"
-	check "all $n_cut EVs GOOD again" \
-		wait_for "$RECOVER_WAIT" all_in good "$t_up0" "$ON_L1"
+	check "all $N_CUT EVs GOOD again" \
+		wait_for "$RECOVER_WAIT" all_in good "$T_UP0" "$ON_L1"
 	check "$CUT_LINK carries the transfer again" carries "p${CUT_PLANE}a" l1
 	xfer_client_running cut || not_ok "the transfer ended before the EVs were used again"
 	xfer_end cut "transfer across the link cut"
@@ -335,12 +346,16 @@ case_cut() {
 		"$(counter_delta cut.0 cut.1 "$XFER_DEV_A" retry_exceeded)"
 	expect_eq "$XFER_DEV_A: no min-active hold" 0 \
 		"$(counter_delta cut.0 cut.1 "$XFER_DEV_A" ev_min_active_holds)"
+}
 
+# cut_figures: the captures and events, read by mrc_pcap.py cut: what
+# crossed, when each EV was condemned and recovered, the figures.
+cut_figures() {
 	pcap cut --cap "$MRC_TMP/cut.pcap" --far "$MRC_TMP/far.pcap" --events "$EVENTS" \
 		--src "$HOST_A" --port "$CUT_PLANE" --sports "$ON_L1" --value-base "$EV_BASE" \
-		--t-cut0 "$t_cut0" --t-cut1 "$t_cut1" --t-up0 "$t_up0"
+		--t-cut0 "$T_CUT0" --t-cut1 "$T_CUT1" --t-up0 "$T_UP0"
 	cp "$BOUNDED_OUT" "$MRC_TMP/cut.results"
-	printf 't_cut0 %s\nt_cut1 %s\nt_up0 %s\nsports %s\n' "$t_cut0" "$t_cut1" "$t_up0" \
+	printf 't_cut0 %s\nt_cut1 %s\nt_up0 %s\nsports %s\n' "$T_CUT0" "$T_CUT1" "$T_UP0" \
 		"$ON_L1" >>"$MRC_TMP/cut.results"
 	results "$MRC_TMP/cut.results"
 	# From here on "the cut" is where it took effect: the first packet of those
@@ -352,30 +367,39 @@ case_cut() {
 		"${R[crossed_while_down]}"
 	expect_eq "no event dropped" 0 "${R[drops]}"
 	expect_eq "every EV over $CUT_LINK ASSUMED_BAD when the link returned" \
-		"$n_cut" "${R[condemned]}"
+		"$N_CUT" "${R[condemned]}"
 	expect_eq "no GOOD for them during the cut but from a probe that crossed before it" \
 		0 "${R[good_unexplained]}"
 	expect_eq "no probe on them that did not cross the link was answered" 0 \
 		"${R[answered_lost]}"
 	expect_eq "each answered by a probe exchange on it once back" \
-		"$n_cut" "${R[answered]}"
-	expect_eq "each GOOD after that answer" "$n_cut" "${R[recovered]}"
+		"$N_CUT" "${R[answered]}"
+	expect_eq "each GOOD after that answer" "$N_CUT" "${R[recovered]}"
 	expect_eq "no data packet on them from their first probe to that answer" 0 \
 		"${R[data_while_bad]}"
-	expect_eq "each carries data again after its answer" "$n_cut" "${R[used_again]}"
+	expect_eq "each carries data again after its answer" "$N_CUT" "${R[used_again]}"
 	expect_num "data was lost on $CUT_LINK" "${R[lost_on_link]}" -gt 0
 	expect_eq "every PSN lost on $CUT_LINK was resent on an EV avoiding it" \
 		"${R[lost_on_link]}" "${R[lost_resent]}"
 	# The figures documented in performance.rst ("Failover").
 	log "    figures: first packet lost on $CUT_LINK -> first resend avoiding it" \
 		"${R[loss_to_first_avoiding_us]} us, -> last data packet on $CUT_LINK" \
-		"${R[loss_to_last_on_link_us]} us, -> all $n_cut EVs ASSUMED_BAD" \
+		"${R[loss_to_last_on_link_us]} us, -> all $N_CUT EVs ASSUMED_BAD" \
 		"${R[loss_to_all_condemned_us]} us; ${R[lost_on_link]} PSNs lost;" \
 		"link back -> first packet across ${R[up_to_back_us]} us," \
 		"-> all answered ${R[up_to_all_answered_us]} us;" \
 		"${R[spurious]} other EVs of plane $CUT_PLANE condemned meanwhile;" \
 		"the cut command took ${R[cut_cmd_us]} us and took effect" \
 		"${R[cut_effect_us]} us after it began"
+}
+
+case_cut() {
+	case_what "p${CUT_PLANE}b's end of $CUT_LINK down mid-transfer"
+	PLANE_SPORTS=$(plane_sports "$CUT_PLANE")
+	cut_learn
+	cut_captures
+	cut_and_restore
+	cut_figures
 }
 
 # --- 2. Port Status Update ---------------------------------------------------------

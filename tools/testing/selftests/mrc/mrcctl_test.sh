@@ -561,178 +561,206 @@ case_fmt() {
 # zero bytes dropped (a value is a bit string padded with zeros), sorted.
 EV_VALUES='[.[].value | sub("(00)+$"; "")] | sort'
 
+# evp_part NAME: part NAME, needing the commands of the EV profile cases.
+evp_part() {
+	part "$1" "$CMD_FMT_GET" "$CMD_FMT_SET" "$CMD_EVP_GET" "$CMD_EVP_SET" \
+		"$CMD_EV_GET"
+}
+
+# A generated profile: OFFLINE, then ONLINE once it has what that needs.
 case_evp() {
-	if part "evp life cycle and EVs" "$CMD_FMT_GET" "$CMD_FMT_SET" "$CMD_EVP_GET" \
-		"$CMD_EVP_SET" "$CMD_EV_GET"; then
-		# Generated: field 1 = 0xc000 + 0..31 in its low 5 bits (the UDP
-		# source ports 0xc000-0xc01f), field 2 = 0.
-		GEN=(mode gen fmt "$FMT_ID" count "$GEN_COUNT"
-			field width 16 init 0xc000 min 0 max 31 mask 0x1f
-			field width 16 init 0 mask 0)
-		refused_with mrcctl_unpriv EPERM - evp set "$TEST_DEV" id "$EVP_ID" \
-			state offline "${GEN[@]}"
-		mc evp set "$TEST_DEV" id "$EVP_ID" state offline "${GEN[@]}"
-		mj evp show "$TEST_DEV" id "$EVP_ID"
-		assert_js "evp offline" \
-			"{\"ev-count\":$GEN_COUNT,\"fmt-profile-id\":$FMT_ID,\"id\":$EVP_ID,\"mode\":\"gen\",\"state\":\"offline\"}" \
-			"$(jqo '.[0] | {id, state, mode, "fmt-profile-id", "ev-count"}')"
-		assert_js "evp fields" \
-			'[{"init-val":49152,"mask":31,"width":16},{"init-val":0,"mask":0,"width":16}]' \
-			"$(jqo '.[0].field | map({width, "init-val", mask})')"
-		# Going ONLINE needs ev-min-active and event-mask.
-		refused EINVAL "*" evp set "$TEST_DEV" id "$EVP_ID" state online
-		refused EINVAL "*" evp set "$TEST_DEV" id "$EVP_ID" \
-			min-active $((GEN_COUNT + 1))
-		mc evp set "$TEST_DEV" id "$EVP_ID" min-active 2 \
-			event-mask good,denied state online
-		mj evp show "$TEST_DEV"
-		assert_js "evp dump" \
-			"[{\"event-mask\":[\"good\",\"denied\"],\"ev-min-active\":2,\"id\":$EVP_ID,\"state\":\"online\"}]" \
-			"$(jqo '[.[] | {id, state, "ev-min-active", "event-mask"}]')"
+	evp_part "evp life cycle" || return 0
+	# Generated: field 1 = 0xc000 + 0..31 in its low 5 bits (the UDP
+	# source ports 0xc000-0xc01f), field 2 = 0.
+	GEN=(mode gen fmt "$FMT_ID" count "$GEN_COUNT"
+		field width 16 init 0xc000 min 0 max 31 mask 0x1f
+		field width 16 init 0 mask 0)
+	refused_with mrcctl_unpriv EPERM - evp set "$TEST_DEV" id "$EVP_ID" \
+		state offline "${GEN[@]}"
+	mc evp set "$TEST_DEV" id "$EVP_ID" state offline "${GEN[@]}"
+	mj evp show "$TEST_DEV" id "$EVP_ID"
+	assert_js "evp offline" \
+		"{\"ev-count\":$GEN_COUNT,\"fmt-profile-id\":$FMT_ID,\"id\":$EVP_ID,\"mode\":\"gen\",\"state\":\"offline\"}" \
+		"$(jqo '.[0] | {id, state, mode, "fmt-profile-id", "ev-count"}')"
+	assert_js "evp fields" \
+		'[{"init-val":49152,"mask":31,"width":16},{"init-val":0,"mask":0,"width":16}]' \
+		"$(jqo '.[0].field | map({width, "init-val", mask})')"
+	# Going ONLINE needs ev-min-active and event-mask.
+	refused EINVAL "*" evp set "$TEST_DEV" id "$EVP_ID" state online
+	refused EINVAL "*" evp set "$TEST_DEV" id "$EVP_ID" \
+		min-active $((GEN_COUNT + 1))
+	mc evp set "$TEST_DEV" id "$EVP_ID" min-active 2 \
+		event-mask good,denied state online
+	mj evp show "$TEST_DEV"
+	assert_js "evp dump" \
+		"[{\"event-mask\":[\"good\",\"denied\"],\"ev-min-active\":2,\"id\":$EVP_ID,\"state\":\"online\"}]" \
+		"$(jqo '[.[] | {id, state, "ev-min-active", "event-mask"}]')"
+}
 
-		log "-- the EV array: dump, query-array, E2BIG with the needed size"
-		mj ev show "$TEST_DEV" id "$EVP_ID"
-		assert_eq "EVs in the dump" "$GEN_COUNT" "$(jqo 'length')"
-		assert_js "EV slots, ports, states" \
-			"$(jq -cn "[range($GEN_COUNT) | {index: ., port: 1, state: \"good\"}]")" \
-			"$(jqo 'sort_by(.index) | map({index, port, state})')"
-		# An EV of a generated profile holds the bits of the fields' masks,
-		# from bit 7 of byte 0 on: 5 bits here, so 0x00, 0x08, ... 0xf8
-		# (compared without trailing zero bytes: 0x00 is "0x").
-		EXPECT_VALUES=
-		for ((i = 0; i < GEN_COUNT; i++)); do
-			printf -v v '"0x%02x"' $((i << 3))
-			EXPECT_VALUES+="${EXPECT_VALUES:+,}${v/0x00/0x}"
-		done
-		EXPECT_VALUES=$(jq -c 'sort' <<<"[$EXPECT_VALUES]")
-		assert_eq "generated EV values" "$EXPECT_VALUES" "$(jqo "$EV_VALUES")"
-		EV0=$(jq -r 'sort_by(.index) | .[0].value' "$BOUNDED_OUT")
-		EV1=$(jq -r 'sort_by(.index) | .[1].value' "$BOUNDED_OUT")
-		DUMP=$(jqo 'sort_by(.index)')
-		# mrcctl asks for 16 first, then again with the size E2BIG names.
-		mj ev show "$TEST_DEV" id "$EVP_ID" array
-		assert_eq "query-array (sized by mrcctl) = the dump" "$DUMP" \
-			"$(jqo 'sort_by(.index)')"
-		mj ev show "$TEST_DEV" id "$EVP_ID" array size "$GEN_COUNT"
-		assert_eq "query-array size $GEN_COUNT = the dump" "$DUMP" \
-			"$(jqo 'sort_by(.index)')"
-		refused E2BIG "*" ev show "$TEST_DEV" id "$EVP_ID" array \
-			size "$GEN_SMALL_SIZE"
-		has "$MRC_TMP/stderr" "*"$'\n'"needed size: $GEN_COUNT"$'\n'"*" ||
-			fail "E2BIG without the needed size $GEN_COUNT: $TEXT"
+# The EV array: dump, query-array, E2BIG with the needed size.
+case_ev_array() {
+	evp_part "the EV array" || return 0
+	mj ev show "$TEST_DEV" id "$EVP_ID"
+	assert_eq "EVs in the dump" "$GEN_COUNT" "$(jqo 'length')"
+	assert_js "EV slots, ports, states" \
+		"$(jq -cn "[range($GEN_COUNT) | {index: ., port: 1, state: \"good\"}]")" \
+		"$(jqo 'sort_by(.index) | map({index, port, state})')"
+	# An EV of a generated profile holds the bits of the fields' masks,
+	# from bit 7 of byte 0 on: 5 bits here, so 0x00, 0x08, ... 0xf8
+	# (compared without trailing zero bytes: 0x00 is "0x").
+	EXPECT_VALUES=
+	for ((i = 0; i < GEN_COUNT; i++)); do
+		printf -v v '"0x%02x"' $((i << 3))
+		EXPECT_VALUES+="${EXPECT_VALUES:+,}${v/0x00/0x}"
+	done
+	EXPECT_VALUES=$(jq -c 'sort' <<<"[$EXPECT_VALUES]")
+	assert_eq "generated EV values" "$EXPECT_VALUES" "$(jqo "$EV_VALUES")"
+	EV0=$(jq -r 'sort_by(.index) | .[0].value' "$BOUNDED_OUT")
+	EV1=$(jq -r 'sort_by(.index) | .[1].value' "$BOUNDED_OUT")
+	DUMP=$(jqo 'sort_by(.index)')
+	# mrcctl asks for 16 first, then again with the size E2BIG names.
+	mj ev show "$TEST_DEV" id "$EVP_ID" array
+	assert_eq "query-array (sized by mrcctl) = the dump" "$DUMP" \
+		"$(jqo 'sort_by(.index)')"
+	mj ev show "$TEST_DEV" id "$EVP_ID" array size "$GEN_COUNT"
+	assert_eq "query-array size $GEN_COUNT = the dump" "$DUMP" \
+		"$(jqo 'sort_by(.index)')"
+	refused E2BIG "*" ev show "$TEST_DEV" id "$EVP_ID" array \
+		size "$GEN_SMALL_SIZE"
+	has "$MRC_TMP/stderr" "*"$'\n'"needed size: $GEN_COUNT"$'\n'"*" ||
+		fail "E2BIG without the needed size $GEN_COUNT: $TEXT"
+}
 
-		log "-- query, deny, allow; the EV event on the monitor"
-		mj ev query "$TEST_DEV" id "$EVP_ID" ev "$EV0" port 1 ev "$EV1" port 1
-		assert_eq "query-state" '["good","good"]' "$(jqo '[.[].state]')"
-		refused_with mrcctl_unpriv EPERM - ev deny "$TEST_DEV" id "$EVP_ID" \
-			ev "$EV0" port 1
-		MONITOR=0
-		if has_group ev; then
-			MONITOR=1
-			refused_with mrcctl_unpriv EPERM - monitor ev count 1
-			bg_start monitor sh -c "exec '$MRCCTL' -j monitor ev count 1 \
-				>'$MRC_TMP/monitor.json' 2>'$MRC_TMP/monitor.err'"
-			wait_until "monitor subscribed" "$WAIT_TIMEOUT" \
-				file_has_line "$MRC_TMP/monitor.err" "mrcctl: monitoring ev"
-		fi
-		t_deny0=$(date +%s%N)
-		mc ev deny "$TEST_DEV" id "$EVP_ID" ev "$EV0" port 1
-		t_deny1=$(date +%s%N)
-		mj ev query "$TEST_DEV" id "$EVP_ID" ev "$EV0" port 1 ev "$EV1" port 1
-		assert_eq "query-state after deny" '["denied","good"]' \
-			"$(jqo '[.[].state]')"
-		mj evp show "$TEST_DEV" id "$EVP_ID"
-		assert_eq "ev-usable after deny" $((GEN_COUNT - 1)) "$(first ev-usable)"
-		if [ $MONITOR = 1 ]; then
-			if ! bg_wait monitor "$WAIT_TIMEOUT"; then
-				# netlink.rst: a controller's change sends an event
-				# too (without qpn).
-				[ "$STRICT" = 1 ] && fail "no EV event for the deny"
-				log "-- monitor ev: NOT RUN (no ev-event for a controller deny)"
-				not_run "monitor ev: event of a controller deny"
-				bg_kill monitor
-				MONITOR=0
-			fi
-		fi
-		if [ $MONITOR = 1 ]; then
-			assert_eq "monitor exit" 0 "$(bg_rc monitor)"
-			json_file "$MRC_TMP/monitor.json"
-			assert_eq "the EV event" \
-				"$(jq -cSn --arg v "$EV0" --arg dev "$TEST_DEV" \
-					"{event: \"ev-event\", \"dev-name\": \$dev,
-					  \"profile-id\": $EVP_ID, value: \$v, port: 1,
-					  state: \"denied\", \"prev-state\": \"good\",
-					  reason: \"controller\"}")" \
-				"$(jq -cS '{event, "dev-name", "profile-id", value, port,
-					state, "prev-state", reason}' "$MRC_TMP/monitor.json")"
-			# The kernel's time of the change: while the deny ran.
-			assert_eq "the event's timestamp is within the deny command" true \
-				"$(jq --argjson a "$t_deny0" --argjson b "$t_deny1" \
-					'.timestamp >= $a and .timestamp <= $b' "$MRC_TMP/monitor.json")"
-			log "ok: monitor -j printed the deny"
-		fi
-		mc ev allow "$TEST_DEV" id "$EVP_ID" ev "$EV0" port 1
-		mj ev query "$TEST_DEV" id "$EVP_ID" ev "$EV0" port 1
-		assert_eq "query-state after allow" '["good"]' "$(jqo '[.[].state]')"
-		# An EV the profile does not have.
-		refused ENOENT "*" ev query "$TEST_DEV" id "$EVP_ID" ev 0xdead port 1
+# monitor_ev_start: `mrcctl -j monitor ev count 1` in the background, once
+# it has subscribed (MONITOR=1), if the family has the ev group.
+monitor_ev_start() {
+	MONITOR=0
+	has_group ev || return 0
+	MONITOR=1
+	refused_with mrcctl_unpriv EPERM - monitor ev count 1
+	bg_start monitor sh -c "exec '$MRCCTL' -j monitor ev count 1 \
+		>'$MRC_TMP/monitor.json' 2>'$MRC_TMP/monitor.err'"
+	wait_until "monitor subscribed" "$WAIT_TIMEOUT" \
+		file_has_line "$MRC_TMP/monitor.err" "mrcctl: monitoring ev"
+}
 
-		log "-- EBUSY: a default profile, a used format"
-		if [[ $SERVED == *" $CMD_DEV_SET "* ]]; then
-			mc dev set "$TEST_DEV" default-ev-profile "$EVP_ID"
-			mj dev show "$TEST_DEV"
-			assert_eq "default-ev-profile" "$EVP_ID" "$(first default-ev-profile)"
-			refused EBUSY "*" evp set "$TEST_DEV" id "$EVP_ID" state offline
-			mc dev set "$TEST_DEV" default-ev-profile 0
-		fi
-		refused EBUSY "*" fmt set "$TEST_DEV" id "$FMT_ID" state offline
-		mc evp set "$TEST_DEV" id "$EVP_ID" state offline
-		# An OFFLINE EV profile still holds its format out of INIT.
-		mc fmt set "$TEST_DEV" id "$FMT_ID" cur-state online state offline
-		refused EBUSY "*" fmt set "$TEST_DEV" id "$FMT_ID" state init
-		mc fmt set "$TEST_DEV" id "$FMT_ID" state online
-		refused EINVAL "*" evp set "$TEST_DEV" id "$EVP_ID" state online \
-			cur-state online
-
-		log "-- explicit profile: REPLACE into unpopulated slots"
-		mc evp set "$TEST_DEV" id "$EVP_EXP_ID" state offline mode exp \
-			fmt "$FMT_ID" count 2
-		mj ev show "$TEST_DEV" id "$EVP_EXP_ID"
-		assert_js "unpopulated slots" '[{"port":0,"value":""},{"port":0,"value":""}]' \
-			"$(jqo 'sort_by(.index) |
-				map({port, value: (.value // "0x0" | sub("^0x0*"; ""))})')"
-		refused EINVAL "*" evp set "$TEST_DEV" id "$EVP_EXP_ID" min-active 1 \
-			event-mask none state online
-		mc ev replace "$TEST_DEV" id "$EVP_EXP_ID" \
-			index 0 new 0xc1000000 new-port 1 state good \
-			index 1 new 0xc1010000 new-port 1 state denied
-		mj ev show "$TEST_DEV" id "$EVP_EXP_ID" array
-		assert_js "replaced slots" \
-			'[{"port":1,"state":"good","value":"0xc1"},{"port":1,"state":"denied","value":"0xc101"}]' \
-			"$(jqo 'sort_by(.index) | map({port, state, value: (.value | sub("(00)+$"; ""))})')"
-		mc evp set "$TEST_DEV" id "$EVP_EXP_ID" min-active 1 event-mask none \
-			state online
-		refused EINVAL "*" ev replace "$TEST_DEV" id "$EVP_EXP_ID" \
-			ev 0xc1000000 port 1 new 0xc1020000 new-port 1
-		mc ev replace "$TEST_DEV" id "$EVP_EXP_ID" ev 0xc1000000 port 1 \
-			new 0xc1020000 new-port 1 state good
-		mj ev query "$TEST_DEV" id "$EVP_EXP_ID" ev 0xc1020000 port 1
-		assert_eq "the replacement EV" '["good"]' "$(jqo '[.[].state]')"
-		refused ENOENT "*" ev query "$TEST_DEV" id "$EVP_EXP_ID" \
-			ev 0xc1000000 port 1
-
-		log "-- back to INIT"
-		mc evp set "$TEST_DEV" id "$EVP_EXP_ID" state offline
-		mc evp set "$TEST_DEV" id "$EVP_EXP_ID" state init
-		mc evp set "$TEST_DEV" id "$EVP_ID" state init
-		refused ENOENT "*" evp show "$TEST_DEV" id "$EVP_ID"
-		mj evp show
-		assert_eq "evp dump after INIT" "[]" "$(jqo '.')"
-		mc fmt set "$TEST_DEV" id "$FMT_ID" state offline
-		mc fmt set "$TEST_DEV" id "$FMT_ID" state init
-		mj fmt show
-		assert_eq "fmt dump after INIT" "[]" "$(jqo '.')"
+# monitor_ev_deny T0 T1: the monitor printed the controller's deny of EV0,
+# with the kernel's time of the change between T0 and T1 (ns).
+monitor_ev_deny() {
+	[ "$MONITOR" = 1 ] || return 0
+	if ! bg_wait monitor "$WAIT_TIMEOUT"; then
+		# netlink.rst: a controller's change sends an event too
+		# (without qpn).
+		[ "$STRICT" = 1 ] && fail "no EV event for the deny"
+		log "-- monitor ev: NOT RUN (no ev-event for a controller deny)"
+		not_run "monitor ev: event of a controller deny"
+		bg_kill monitor
+		return 0
 	fi
+	assert_eq "monitor exit" 0 "$(bg_rc monitor)"
+	json_file "$MRC_TMP/monitor.json"
+	assert_eq "the EV event" \
+		"$(jq -cSn --arg v "$EV0" --arg dev "$TEST_DEV" \
+			"{event: \"ev-event\", \"dev-name\": \$dev,
+			  \"profile-id\": $EVP_ID, value: \$v, port: 1,
+			  state: \"denied\", \"prev-state\": \"good\",
+			  reason: \"controller\"}")" \
+		"$(jq -cS '{event, "dev-name", "profile-id", value, port,
+			state, "prev-state", reason}' "$MRC_TMP/monitor.json")"
+	assert_eq "the event's timestamp is within the deny command" true \
+		"$(jq --argjson a "$1" --argjson b "$2" \
+			'.timestamp >= $a and .timestamp <= $b' "$MRC_TMP/monitor.json")"
+	log "ok: monitor -j printed the deny"
+}
+
+# Query, deny, allow; the EV event on the monitor.
+case_ev_deny() {
+	local t0 t1
+	evp_part "query, deny, allow" || return 0
+	mj ev query "$TEST_DEV" id "$EVP_ID" ev "$EV0" port 1 ev "$EV1" port 1
+	assert_eq "query-state" '["good","good"]' "$(jqo '[.[].state]')"
+	refused_with mrcctl_unpriv EPERM - ev deny "$TEST_DEV" id "$EVP_ID" \
+		ev "$EV0" port 1
+	monitor_ev_start
+	t0=$(date +%s%N)
+	mc ev deny "$TEST_DEV" id "$EVP_ID" ev "$EV0" port 1
+	t1=$(date +%s%N)
+	mj ev query "$TEST_DEV" id "$EVP_ID" ev "$EV0" port 1 ev "$EV1" port 1
+	assert_eq "query-state after deny" '["denied","good"]' \
+		"$(jqo '[.[].state]')"
+	mj evp show "$TEST_DEV" id "$EVP_ID"
+	assert_eq "ev-usable after deny" $((GEN_COUNT - 1)) "$(first ev-usable)"
+	monitor_ev_deny "$t0" "$t1"
+	mc ev allow "$TEST_DEV" id "$EVP_ID" ev "$EV0" port 1
+	mj ev query "$TEST_DEV" id "$EVP_ID" ev "$EV0" port 1
+	assert_eq "query-state after allow" '["good"]' "$(jqo '[.[].state]')"
+	# An EV the profile does not have.
+	refused ENOENT "*" ev query "$TEST_DEV" id "$EVP_ID" ev 0xdead port 1
+}
+
+# EBUSY: a default profile, a used format.
+case_evp_busy() {
+	evp_part "EBUSY: a default profile, a used format" || return 0
+	if [[ $SERVED == *" $CMD_DEV_SET "* ]]; then
+		mc dev set "$TEST_DEV" default-ev-profile "$EVP_ID"
+		mj dev show "$TEST_DEV"
+		assert_eq "default-ev-profile" "$EVP_ID" "$(first default-ev-profile)"
+		refused EBUSY "*" evp set "$TEST_DEV" id "$EVP_ID" state offline
+		mc dev set "$TEST_DEV" default-ev-profile 0
+	fi
+	refused EBUSY "*" fmt set "$TEST_DEV" id "$FMT_ID" state offline
+	mc evp set "$TEST_DEV" id "$EVP_ID" state offline
+	# An OFFLINE EV profile still holds its format out of INIT.
+	mc fmt set "$TEST_DEV" id "$FMT_ID" cur-state online state offline
+	refused EBUSY "*" fmt set "$TEST_DEV" id "$FMT_ID" state init
+	mc fmt set "$TEST_DEV" id "$FMT_ID" state online
+	refused EINVAL "*" evp set "$TEST_DEV" id "$EVP_ID" state online \
+		cur-state online
+}
+
+# An explicit profile: REPLACE into unpopulated slots, then by value.
+case_evp_exp() {
+	evp_part "explicit profile" || return 0
+	mc evp set "$TEST_DEV" id "$EVP_EXP_ID" state offline mode exp \
+		fmt "$FMT_ID" count 2
+	mj ev show "$TEST_DEV" id "$EVP_EXP_ID"
+	assert_js "unpopulated slots" '[{"port":0,"value":""},{"port":0,"value":""}]' \
+		"$(jqo 'sort_by(.index) |
+			map({port, value: (.value // "0x0" | sub("^0x0*"; ""))})')"
+	refused EINVAL "*" evp set "$TEST_DEV" id "$EVP_EXP_ID" min-active 1 \
+		event-mask none state online
+	mc ev replace "$TEST_DEV" id "$EVP_EXP_ID" \
+		index 0 new 0xc1000000 new-port 1 state good \
+		index 1 new 0xc1010000 new-port 1 state denied
+	mj ev show "$TEST_DEV" id "$EVP_EXP_ID" array
+	assert_js "replaced slots" \
+		'[{"port":1,"state":"good","value":"0xc1"},{"port":1,"state":"denied","value":"0xc101"}]' \
+		"$(jqo 'sort_by(.index) | map({port, state, value: (.value | sub("(00)+$"; ""))})')"
+	mc evp set "$TEST_DEV" id "$EVP_EXP_ID" min-active 1 event-mask none \
+		state online
+	refused EINVAL "*" ev replace "$TEST_DEV" id "$EVP_EXP_ID" \
+		ev 0xc1000000 port 1 new 0xc1020000 new-port 1
+	mc ev replace "$TEST_DEV" id "$EVP_EXP_ID" ev 0xc1000000 port 1 \
+		new 0xc1020000 new-port 1 state good
+	mj ev query "$TEST_DEV" id "$EVP_EXP_ID" ev 0xc1020000 port 1
+	assert_eq "the replacement EV" '["good"]' "$(jqo '[.[].state]')"
+	refused ENOENT "*" ev query "$TEST_DEV" id "$EVP_EXP_ID" \
+		ev 0xc1000000 port 1
+}
+
+# Back to INIT: the profiles and the format are gone.
+case_evp_init() {
+	evp_part "back to INIT" || return 0
+	mc evp set "$TEST_DEV" id "$EVP_EXP_ID" state offline
+	mc evp set "$TEST_DEV" id "$EVP_EXP_ID" state init
+	mc evp set "$TEST_DEV" id "$EVP_ID" state init
+	refused ENOENT "*" evp show "$TEST_DEV" id "$EVP_ID"
+	mj evp show
+	assert_eq "evp dump after INIT" "[]" "$(jqo '.')"
+	mc fmt set "$TEST_DEV" id "$FMT_ID" state offline
+	mc fmt set "$TEST_DEV" id "$FMT_ID" state init
+	mj fmt show
+	assert_eq "fmt dump after INIT" "[]" "$(jqo '.')"
 }
 
 # --- CC profiles ---------------------------------------------------------------------------------
@@ -913,6 +941,11 @@ mrc_case dev_set case_dev_set
 mrc_case dev_add_del case_dev_add_del
 mrc_case fmt case_fmt
 mrc_case evp case_evp --after fmt
+mrc_case ev_array case_ev_array --after evp
+mrc_case ev_deny case_ev_deny --after ev_array
+mrc_case evp_busy case_evp_busy --after evp
+mrc_case evp_exp case_evp_exp --after evp_busy
+mrc_case evp_init case_evp_init --after evp_exp
 mrc_case cc case_cc
 mrc_case qp case_qp
 mrc_case ep case_ep

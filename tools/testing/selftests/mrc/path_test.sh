@@ -199,14 +199,50 @@ server_qpns() {
 
 # --- 1: selective repeat -----------------------------------------------------------
 
-case_selective_repeat() {
-	local drop_psn=$(((SR_PSN + SR_DROP_OFFSET) & PSN_MASK)) mtu npkts d
+# SR_AWK: case selective_repeat's capture checks, run by awk over tshark's fields
+# (AWK_LIB's columns).
+# shellcheck disable=SC2016 # awk code
+SR_AWK='
+	is_data() && $C_IF == 0 {
+		if ($C_PSN == x) {
+			h1x++
+			desc[h1x] = $C_RTX " " $C_DSCP " " $C_SPORT
+		}
+		if ($C_RTX == 1) h1rtx++
+	}
+	is_data() && $C_IF == 1 {
+		h2data++
+		if (dist($C_PSN, first) < n) seen[$C_PSN]++
+		else outside++
+		if ($C_PSN == x) {
+			h2x++
+			h2desc = $C_RTX " " $C_DSCP " " $C_SPORT
+		}
+		if ($C_RTX == 1) h2rtx++
+	}
+	is_data() && $C_ECN == 3 { ce++ }
+	op == OP_SACK && $C_M != 0 { msack++ }
+	END {
+		for (p in seen) { distinct++; if (seen[p] != 1) multi++ }
+		print "h1x", h1x + 0
+		print "h1x_first", desc[1]
+		print "h1x_second", desc[2]
+		print "h1rtx", h1rtx + 0
+		print "h2x", h2x + 0
+		print "h2x_desc", h2desc
+		print "h2rtx", h2rtx + 0
+		print "h2data", h2data + 0
+		print "h2distinct", distinct + 0
+		print "h2multi", multi + 0
+		print "h2outside", outside + 0
+		print "ce", ce + 0
+		print "msack", msack + 0
+	}
+'
 
-	case_what "one data packet dropped once, PSN $drop_psn"
-	# Exact retransmission counts: no spurious expiry from a descheduled
-	# vCPU may add to them (xfer_lib.sh, XFER_LOSSLESS_PARAMS).
-	param_set rto_min_us "$SR_RTO_MIN_US"
-
+# sr_lossless: the write without loss resends nothing.
+sr_lossless() {
+	local d
 	counters_snap sr.0
 	xfer_async sr_lossless "$SR_SECS" --size "$SR_SIZE" --iters 1 --psn "$SR_PSN"
 	expect_xfer "lossless write verified" sr_lossless $((SR_SECS + XFER_SLACK * 2))
@@ -217,11 +253,12 @@ case_selective_repeat() {
 		expect_eq "lossless: $XFER_DEV_A $d" 0 \
 			"$(counter_delta sr.0 sr.1 "$XFER_DEV_A" "$d")"
 	done
-	mtu=$(xfer_client_mtu)
-	npkts=$(((SR_SIZE + mtu - 1) / mtu))
-	[ "$SR_DROP_OFFSET" -lt $((npkts - 3)) ] ||
-		fail "PSN offset $SR_DROP_OFFSET is too close to the end of $npkts packets"
+}
 
+# sr_drop_once PSN: the write with PSN's original dropped once is verified,
+# and the requester resent it once, on the SACKs' word.
+sr_drop_once() {
+	local drop_psn=$1
 	# Drop the original (rtx = 0) of drop_psn only: its resend passes.
 	cleanup_push tc_clear "$DATA_LINK"
 	tc_drop "$DATA_LINK" \
@@ -249,47 +286,16 @@ case_selective_repeat() {
 		"$(counter_delta sr.2 sr.3 "$XFER_DEV_A" timeout_retransmits)"
 	expect_eq "$XFER_DEV_B ecn_marked (no ECN qdisc)" 0 \
 		"$(counter_delta sr.2 sr.3 "$XFER_DEV_B" ecn_marked)"
+}
 
-	decode sr sr_h1 sr_h2
-	# shellcheck disable=SC2016 # awk code
-	awk -v x="$drop_psn" -v first="$SR_PSN" -v n="$npkts" "$AWK_LIB"'
-		is_data() && $C_IF == 0 {
-			if ($C_PSN == x) {
-				h1x++
-				desc[h1x] = $C_RTX " " $C_DSCP " " $C_SPORT
-			}
-			if ($C_RTX == 1) h1rtx++
-		}
-		is_data() && $C_IF == 1 {
-			h2data++
-			if (dist($C_PSN, first) < n) seen[$C_PSN]++
-			else outside++
-			if ($C_PSN == x) {
-				h2x++
-				h2desc = $C_RTX " " $C_DSCP " " $C_SPORT
-			}
-			if ($C_RTX == 1) h2rtx++
-		}
-		is_data() && $C_ECN == 3 { ce++ }
-		op == OP_SACK && $C_M != 0 { msack++ }
-		END {
-			for (p in seen) { distinct++; if (seen[p] != 1) multi++ }
-			print "h1x", h1x + 0
-			print "h1x_first", desc[1]
-			print "h1x_second", desc[2]
-			print "h1rtx", h1rtx + 0
-			print "h2x", h2x + 0
-			print "h2x_desc", h2desc
-			print "h2rtx", h2rtx + 0
-			print "h2data", h2data + 0
-			print "h2distinct", distinct + 0
-			print "h2multi", multi + 0
-			print "h2outside", outside + 0
-			print "ce", ce + 0
-			print "msack", msack + 0
-		}' "$FIELDS" >"$MRC_TMP/sr.results"
-	results "$MRC_TMP/sr.results"
+# sr_capture PSN NPKTS: h1 sent PSN twice (the resend marked, on another
+# EV), h2 received each of the NPKTS PSNs once.
+sr_capture() {
+	local drop_psn=$1 npkts=$2
 	local -a first second at_h2
+	decode sr sr_h1 sr_h2
+	awk -v x="$drop_psn" -v first="$SR_PSN" -v n="$npkts" "$AWK_LIB$SR_AWK" "$FIELDS" >"$MRC_TMP/sr.results"
+	results "$MRC_TMP/sr.results"
 	read -r -a first <<<"${R[h1x_first]}"
 	read -r -a second <<<"${R[h1x_second]}"
 	read -r -a at_h2 <<<"${R[h2x_desc]}"
@@ -319,6 +325,22 @@ case_selective_repeat() {
 		"0 0" "${R[ce]} ${R[msack]}"
 }
 
+case_selective_repeat() {
+	local drop_psn=$(((SR_PSN + SR_DROP_OFFSET) & PSN_MASK)) mtu npkts
+
+	case_what "one data packet dropped once, PSN $drop_psn"
+	# Exact retransmission counts: no spurious expiry from a descheduled
+	# vCPU may add to them (xfer_lib.sh, XFER_LOSSLESS_PARAMS).
+	param_set rto_min_us "$SR_RTO_MIN_US"
+	sr_lossless
+	mtu=$(xfer_client_mtu)
+	npkts=$(((SR_SIZE + mtu - 1) / mtu))
+	[ "$SR_DROP_OFFSET" -lt $((npkts - 3)) ] ||
+		fail "PSN offset $SR_DROP_OFFSET is too close to the end of $npkts packets"
+	sr_drop_once "$drop_psn"
+	sr_capture "$drop_psn" "$npkts"
+}
+
 # --- 2: window ------------------------------------------------------------------------
 
 # crafted_pkt.py serve (pkt_lib.sh) runs in h1 for the whole case: a TCG
@@ -346,16 +368,62 @@ inject_oor() {
 	fi
 }
 
-case_window() {
-	local edge=$((WIN_MPR - 1))	# PSNs start .. start + edge - 1 may go
-	local cack=$(((WIN_PSN - 1 + edge) & PSN_MASK))
-	local inj_psn=$(((cack + WIN_MPR) & PSN_MASK)) hold_end base
+# WIN_AWK: case window's capture checks, run by awk over tshark's fields
+# (AWK_LIB's columns).
+# shellcheck disable=SC2016 # awk code
+WIN_AWK='
+	BEGIN { cack = (first - 1 + PSN_MOD) % PSN_MOD }
+	$C_ICMP == ICMP_ECHO && $C_SRC == client && !marker { marker = $C_FRAME }
+	is_data() && $C_SPORT == inj_sport { inj++; next }
+	is_data() {
+		d = dist($C_PSN, first)
+		if (!marker) {
+			held[d] = 1
+			if (d > hold_max || hold_n == 0) hold_max = d
+			hold_n++
+			if (d >= edge) beyond++
+		}
+		# Never at or past the newest cack_psn h1 had seen + MPR.
+		e = dist($C_PSN, cack)
+		if (e >= mpr && e < PSN_HALF) {
+			viol++
+			if (viol == 1) first_viol = $C_FRAME ": PSN " $C_PSN " cack " cack
+		}
+	}
+	op == OP_SACK {
+		sacks++
+		if (!marker) sacks_held++
+		if (dist($C_CACK, cack) < PSN_HALF) cack = $C_CACK
+		if ($C_MPR != mpr / 128) badmpr++
+	}
+	op == OP_NACK {
+		nacks++
+		nack = hex($C_REASON) " " $C_NPSN " " hex($C_DQPN) " " hex($C_NENT)
+	}
+	END {
+		for (d in held) distinct++
+		print "marker", marker + 0
+		print "hold_n", hold_n + 0
+		print "hold_distinct", distinct + 0
+		print "hold_max", hold_max + 0
+		print "beyond", beyond + 0
+		print "viol", viol + 0
+		print "first_viol", first_viol
+		print "sacks", sacks + 0
+		print "sacks_held", sacks_held + 0
+		print "badmpr", badmpr + 0
+		print "inj", inj + 0
+		print "nacks", nacks + 0
+		print "nack", nack
+	}
+'
 
-	case_what "MPR $WIN_MPR PSNs, SACKs blackholed, start PSN $WIN_PSN"
-	param_set mpr_units "$WIN_MPR_UNITS"
-	param_set max_inflight "$WIN_MAX_INFLIGHT"
-	param_set rto_min_us "$SLOW_RTO_MIN_US"
-
+# win_blocked EDGE INJ_PSN: with every SACK blackholed the requester sends
+# EDGE PSNs and stops; a packet injected at INJ_PSN (cack + MPR) is NACKed
+# by mrcB and that NACK dropped by mrcA; the write completes once SACKs
+# pass again.
+win_blocked() {
+	local edge=$1 inj_psn=$2 hold_end base
 	cleanup_push tc_clear "$CTL_LINK"
 	tc_drop "$CTL_LINK" match u8 "$OP_SACK" 0xff at "$BTH_OPCODE_OFF"
 	pkt_server_spawn
@@ -401,7 +469,10 @@ case_window() {
 	counters_show win.0 win.2 tx_data_pkts retransmits timeouts probes_sent \
 		sacks_rcvd rx_data_pkts out_of_window nacks_sent nack_psn_oor_window \
 		drop_unmatched_ack
+}
 
+# win_counters: what the devices counted while the SACKs were blackholed.
+win_counters() {
 	expect_eq "$XFER_DEV_A received no SACK while they were blackholed" 0 \
 		"$(counter_delta win.0 win.2 "$XFER_DEV_A" sacks_rcvd)"
 	expect_num "$XFER_DEV_A's retransmission timer fired while blocked" \
@@ -416,55 +487,15 @@ case_window() {
 		"$(counter_delta win.1 win.2 "$XFER_DEV_A" drop_unmatched_ack)"
 	expect_eq "$XFER_DEV_A nack_psn_oor_window (none of its own)" 0 \
 		"$(counter_delta win.1 win.2 "$XFER_DEV_A" nack_psn_oor_window)"
+}
 
+# win_capture EDGE INJ_PSN: no data PSN at or beyond cack + MPR, in the
+# blackhole or after it; the one NACK names the injected packet.
+win_capture() {
+	local edge=$1 inj_psn=$2
 	decode win win_h1
-	# shellcheck disable=SC2016 # awk code
 	awk -v first="$WIN_PSN" -v mpr="$WIN_MPR" -v edge="$edge" \
-		-v inj_sport="$((INJ_SPORT))" -v client="$XFER_ROUTED_IP_A" "$AWK_LIB"'
-		BEGIN { cack = (first - 1 + PSN_MOD) % PSN_MOD }
-		$C_ICMP == ICMP_ECHO && $C_SRC == client && !marker { marker = $C_FRAME }
-		is_data() && $C_SPORT == inj_sport { inj++; next }
-		is_data() {
-			d = dist($C_PSN, first)
-			if (!marker) {
-				held[d] = 1
-				if (d > hold_max || hold_n == 0) hold_max = d
-				hold_n++
-				if (d >= edge) beyond++
-			}
-			# Never at or past the newest cack_psn h1 had seen + MPR.
-			e = dist($C_PSN, cack)
-			if (e >= mpr && e < PSN_HALF) {
-				viol++
-				if (viol == 1) first_viol = $C_FRAME ": PSN " $C_PSN " cack " cack
-			}
-		}
-		op == OP_SACK {
-			sacks++
-			if (!marker) sacks_held++
-			if (dist($C_CACK, cack) < PSN_HALF) cack = $C_CACK
-			if ($C_MPR != mpr / 128) badmpr++
-		}
-		op == OP_NACK {
-			nacks++
-			nack = hex($C_REASON) " " $C_NPSN " " hex($C_DQPN) " " hex($C_NENT)
-		}
-		END {
-			for (d in held) distinct++
-			print "marker", marker + 0
-			print "hold_n", hold_n + 0
-			print "hold_distinct", distinct + 0
-			print "hold_max", hold_max + 0
-			print "beyond", beyond + 0
-			print "viol", viol + 0
-			print "first_viol", first_viol
-			print "sacks", sacks + 0
-			print "sacks_held", sacks_held + 0
-			print "badmpr", badmpr + 0
-			print "inj", inj + 0
-			print "nacks", nacks + 0
-			print "nack", nack
-		}' "$FIELDS" >"$MRC_TMP/win.results"
+		-v inj_sport="$((INJ_SPORT))" -v client="$XFER_ROUTED_IP_A" "$AWK_LIB$WIN_AWK" "$FIELDS" >"$MRC_TMP/win.results"
 	results "$MRC_TMP/win.results"
 	log "    blackholed: ${R[hold_n]} data packets, ${R[hold_distinct]} PSNs," \
 		"highest start + ${R[hold_max]}"
@@ -488,13 +519,72 @@ case_window() {
 		"${R[nack]}"
 }
 
+case_window() {
+	local edge=$((WIN_MPR - 1))	# PSNs start .. start + edge - 1 may go
+	local cack=$(((WIN_PSN - 1 + edge) & PSN_MASK))
+	local inj_psn=$(((cack + WIN_MPR) & PSN_MASK))
+
+	case_what "MPR $WIN_MPR PSNs, SACKs blackholed, start PSN $WIN_PSN"
+	param_set mpr_units "$WIN_MPR_UNITS"
+	param_set max_inflight "$WIN_MAX_INFLIGHT"
+	param_set rto_min_us "$SLOW_RTO_MIN_US"
+	win_blocked "$edge" "$inj_psn"
+	win_counters
+	win_capture "$edge" "$inj_psn"
+}
+
 # --- 3: probe --------------------------------------------------------------------------
 
-case_probe() {
-	local base late sacked
+# PROBE_AWK: case probe's capture checks, run by awk over tshark's fields
+# (AWK_LIB's columns).
+# shellcheck disable=SC2016 # awk code
+PROBE_AWK='
+	op == OP_PROBE && $C_IF == 0 {
+		probes1++
+		id = hex($C_PPROBE)
+		if ($C_PSN != id || $C_DSCP != dscp_data || $C_ECN != 0)
+			badprobe++
+		sport[id] = $C_SPORT
+		if (!first_probe) first_probe = $C_FRAME
+	}
+	op == OP_PROBE && $C_IF == 1 { probes2++ }
+	is_data() && $C_IF == 0 && $C_RTX == 0 {
+		psns[$C_PSN] = 1
+		if (!first_probe) last_before = $C_PSN
+		else if (next_after == "") next_after = $C_PSN
+	}
+	op == OP_SACK && $C_PR == 1 && $C_IF == 0 {
+		pr1++
+		id = hex($C_SPROBE)
+		if (!(id in sport)) unknown++
+		else if (hex($C_SENT) != sport[id] * 65536) badev++
+		else matched++
+	}
+	op == OP_SACK && $C_PR == 1 && $C_IF == 1 { pr2++ }
+	op == OP_ACK && $C_IF == 0 { acks1++ }
+	op == OP_ACK && $C_IF == 1 { acks2++ }
+	END {
+		print "acks1", acks1 + 0
+		print "acks2", acks2 + 0
+		for (p in psns) distinct++
+		print "probes1", probes1 + 0
+		print "probes2", probes2 + 0
+		print "badprobe", badprobe + 0
+		print "pr1", pr1 + 0
+		print "pr2", pr2 + 0
+		print "matched", matched + 0
+		print "unknown", unknown + 0
+		print "badev", badev + 0
+		print "distinct", distinct + 0
+		print "last_before", last_before
+		print "next_after", next_after
+	}
+'
 
-	case_what "all h2 -> h1 MRC packets blackholed past an RTO"
-	param_set rto_min_us "$SLOW_RTO_MIN_US"
+# probe_blackholed: two one-packet writes with everything h2 sends
+# blackholed until a probe reached h2: verified once it is lifted.
+probe_blackholed() {
+	local base
 	cleanup_push tc_clear "$CTL_LINK"
 	tc_drop "$CTL_LINK"
 	cap_start probe_h1 "$XFER_NS_A" "$XFER_NETDEV" "$CAP_FILTER"
@@ -527,50 +617,14 @@ case_probe() {
 		drop_bad_qpn
 	expect_eq "$XFER_DEV_A received nothing while blackholed" 0 \
 		"$(counter_delta probe.0 probe.1 "$XFER_DEV_A" rx_pkts)"
+}
 
+# probe_capture: the PROBEs and their answers in the captures agree with
+# the counters; the probe consumed no PSN; the lost ACK came again.
+probe_capture() {
+	local late sacked
 	decode probe probe_h1 probe_h2
-	# shellcheck disable=SC2016 # awk code
-	awk -v dscp_data="$DSCP_DATA" "$AWK_LIB"'
-		op == OP_PROBE && $C_IF == 0 {
-			probes1++
-			id = hex($C_PPROBE)
-			if ($C_PSN != id || $C_DSCP != dscp_data || $C_ECN != 0)
-				badprobe++
-			sport[id] = $C_SPORT
-			if (!first_probe) first_probe = $C_FRAME
-		}
-		op == OP_PROBE && $C_IF == 1 { probes2++ }
-		is_data() && $C_IF == 0 && $C_RTX == 0 {
-			psns[$C_PSN] = 1
-			if (!first_probe) last_before = $C_PSN
-			else if (next_after == "") next_after = $C_PSN
-		}
-		op == OP_SACK && $C_PR == 1 && $C_IF == 0 {
-			pr1++
-			id = hex($C_SPROBE)
-			if (!(id in sport)) unknown++
-			else if (hex($C_SENT) != sport[id] * 65536) badev++
-			else matched++
-		}
-		op == OP_SACK && $C_PR == 1 && $C_IF == 1 { pr2++ }
-		op == OP_ACK && $C_IF == 0 { acks1++ }
-		op == OP_ACK && $C_IF == 1 { acks2++ }
-		END {
-			print "acks1", acks1 + 0
-			print "acks2", acks2 + 0
-			for (p in psns) distinct++
-			print "probes1", probes1 + 0
-			print "probes2", probes2 + 0
-			print "badprobe", badprobe + 0
-			print "pr1", pr1 + 0
-			print "pr2", pr2 + 0
-			print "matched", matched + 0
-			print "unknown", unknown + 0
-			print "badev", badev + 0
-			print "distinct", distinct + 0
-			print "last_before", last_before
-			print "next_after", next_after
-		}' "$FIELDS" >"$MRC_TMP/probe.results"
+	awk -v dscp_data="$DSCP_DATA" "$AWK_LIB$PROBE_AWK" "$FIELDS" >"$MRC_TMP/probe.results"
 	results "$MRC_TMP/probe.results"
 	log "    probes: ${R[probes1]} sent (h1), ${R[probes2]} received (h2);" \
 		"SACKs with PR=1: ${R[pr2]} sent (h2), ${R[pr1]} received (h1)"
@@ -608,7 +662,57 @@ case_probe() {
 	fi
 }
 
+case_probe() {
+	case_what "all h2 -> h1 MRC packets blackholed past an RTO"
+	param_set rto_min_us "$SLOW_RTO_MIN_US"
+	probe_blackholed
+	probe_capture
+}
+
 # --- 4: ECN -----------------------------------------------------------------------------
+
+# ECN_AWK: case ecn's capture checks, run by awk over tshark's fields
+# (AWK_LIB's columns).
+# shellcheck disable=SC2016 # awk code
+ECN_AWK='
+	is_data() && $C_DST == server {
+		data++
+		if ($C_ECN == ce) {
+			nce++
+			k = ++nq[$C_PSN]
+			q[$C_PSN, k] = $C_FRAME " " $C_SPORT
+		} else if ($C_ECN != ect0) {
+			notect++
+		}
+	}
+	op == OP_SACK && $C_SRC == server {
+		sacks++
+		if ($C_M == 1) {
+			skip++
+			trig = ($C_CACK + $C_ACKOFF + PSN_MOD) % PSN_MOD
+			k = ++used[trig]
+			if (k > nq[trig]) { unmatched++; next }
+			split(q[trig, k], a, " ")
+			if (a[1] + 0 >= $C_FRAME + 0) early++
+			else if (hex($C_SENT) != a[2] * 65536) badev++
+			else matched++
+		} else if ($C_M != 0) {
+			otherm++
+		}
+	}
+	END {
+		print "data", data + 0
+		print "ce", nce + 0
+		print "notect", notect + 0
+		print "sacks", sacks + 0
+		print "skip", skip + 0
+		print "matched", matched + 0
+		print "unmatched", unmatched + 0
+		print "early", early + 0
+		print "badev", badev + 0
+		print "otherm", otherm + 0
+	}
+'
 
 case_ecn() {
 	case_what "MRC through tbf $ECN_RATE + red ecn on fw $DATA_LINK"
@@ -641,45 +745,7 @@ case_ecn() {
 		ecn_marked duplicates
 
 	decode ecn ecn_h2
-	# shellcheck disable=SC2016 # awk code
-	awk -v server="$XFER_ROUTED_IP_B" -v ce="$ECN_CE" -v ect0="$ECN_ECT0" "$AWK_LIB"'
-		is_data() && $C_DST == server {
-			data++
-			if ($C_ECN == ce) {
-				nce++
-				k = ++nq[$C_PSN]
-				q[$C_PSN, k] = $C_FRAME " " $C_SPORT
-			} else if ($C_ECN != ect0) {
-				notect++
-			}
-		}
-		op == OP_SACK && $C_SRC == server {
-			sacks++
-			if ($C_M == 1) {
-				skip++
-				trig = ($C_CACK + $C_ACKOFF + PSN_MOD) % PSN_MOD
-				k = ++used[trig]
-				if (k > nq[trig]) { unmatched++; next }
-				split(q[trig, k], a, " ")
-				if (a[1] + 0 >= $C_FRAME + 0) early++
-				else if (hex($C_SENT) != a[2] * 65536) badev++
-				else matched++
-			} else if ($C_M != 0) {
-				otherm++
-			}
-		}
-		END {
-			print "data", data + 0
-			print "ce", nce + 0
-			print "notect", notect + 0
-			print "sacks", sacks + 0
-			print "skip", skip + 0
-			print "matched", matched + 0
-			print "unmatched", unmatched + 0
-			print "early", early + 0
-			print "badev", badev + 0
-			print "otherm", otherm + 0
-		}' "$FIELDS" >"$MRC_TMP/ecn.results"
+	awk -v server="$XFER_ROUTED_IP_B" -v ce="$ECN_CE" -v ect0="$ECN_ECT0" "$AWK_LIB$ECN_AWK" "$FIELDS" >"$MRC_TMP/ecn.results"
 	results "$MRC_TMP/ecn.results"
 	log "    h2: ${R[data]} data packets, ${R[ce]} CE-marked; ${R[sacks]} SACKs," \
 		"${R[skip]} with M=SKIP_ONCE"
