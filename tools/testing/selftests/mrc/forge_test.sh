@@ -154,9 +154,9 @@ case_ring() {
 
 # --- acks --------------------------------------------------------------------------
 
-case_acks() {
-	local qpn evs ev n psn cack base forged=0 base_drop pkts=() out
-	case_what "control packets naming nothing outstanding, from the peer's host"
+# acks_profile: mrcA's default EV profile: EV_COUNT EVs from EV_BASE, its
+# events on a monitor.
+acks_profile() {
 	run "$MRCCTL" fmt set "$XFER_DEV_A" id "$EVP" state offline mode udp field 16
 	run "$MRCCTL" fmt set "$XFER_DEV_A" id "$EVP" state online
 	run "$MRCCTL" evp set "$XFER_DEV_A" id "$EVP" state offline mode gen \
@@ -169,7 +169,11 @@ case_acks() {
 	bg_start monitor ip netns exec "$XFER_NS_A" "$MRCCTL" -j monitor ev
 	wait_until "mrcctl monitor subscribed" "$WAIT_TIMEOUT" \
 		grep -q 'mrcctl: monitoring ev' "$(bg_out monitor)"
+}
 
+# acks_transfer_start: an open-ended verified transfer mrcA -> mrcB,
+# captured at h1 until it has sent LEARN_PKTS packets.
+acks_transfer_start() {
 	cap_start learn "$XFER_NS_A" "$XFER_NETDEV" "udp dst port $MRC_DEFAULT_UDP_PORT and src host $XFER_HOSTS_IP_A"
 	counters_snap acks.0
 	rm -f "$MRC_TMP/acks.stop"
@@ -183,39 +187,57 @@ case_acks() {
 	wait_until "the transfer runs" "$WAIT_TIMEOUT" \
 		hwc_at_least "$XFER_DEV_A" tx_data_pkts \
 		$(($(counter_at acks.0 "$XFER_DEV_A" tx_data_pkts) + LEARN_PKTS))
+}
+
+# acks_learn: the QP (ACKS_QPN), the EVs it uses (ACKS_EVS) and a
+# cack_psn half the PSN space from what it sent (ACKS_CACK).
+acks_learn() {
+	local psn n
 	# A sample: which EVs the QP uses, a PSN it sent.
 	cap_halt learn
 	run "$MRCCTL" -j qp show "$XFER_DEV_A"
-	qpn=$(jq -r '.[0].qpn' "$BOUNDED_OUT")
-	[[ $qpn =~ ^[0-9]+$ ]] || { bounded_output; fail "no QP of $XFER_DEV_A"; }
+	ACKS_QPN=$(jq -r '.[0].qpn' "$BOUNDED_OUT")
+	[[ $ACKS_QPN =~ ^[0-9]+$ ]] || { bounded_output; fail "no QP of $XFER_DEV_A"; }
 	pcap sports --src "$XFER_HOSTS_IP_A" "$MRC_TMP/learn.pcap"
-	evs=$(awk '$1 == "sport" { print $2 }' "$BOUNDED_OUT")
+	ACKS_EVS=$(awk '$1 == "sport" { print $2 }' "$BOUNDED_OUT")
 	psn=$(awk '$1 == "psn_last" { print $2 }' "$BOUNDED_OUT")
 	[ -n "$psn" ] || fail "no data PSN in the capture"
 	# Half the PSN space away from what the QP sends: never outstanding.
-	cack=$(((psn + PSN_HALF) & PSN_MASK))
-	n=$(wc -w <<<"$evs")
-	log "    QP $qpn of $XFER_DEV_A sprays over $n EVs"
+	ACKS_CACK=$(((psn + PSN_HALF) & PSN_MASK))
+	n=$(wc -w <<<"$ACKS_EVS")
+	log "    QP $ACKS_QPN of $XFER_DEV_A sprays over $n EVs"
 	expect_eq "the QP uses its profile's $EV_COUNT EVs" "$EV_COUNT" "$n"
+}
 
-	pkts=("op=$OP_NACK reason=0x19 psn=$cack")
-	for ev in $evs; do
-		pkts+=("op=$OP_SACK psn=$cack cack=$cack sflags=$SETH_M_ALWAYS_SKIP ev=$((ev << 16))")
+# acks_forge: from h2, unprivileged: a NACK UNEXP_EVENT, a SACK with M =
+# ALWAYS_SKIP per EV, a NAK and an ACK, none naming anything outstanding;
+# mrcA drops them all (ACKS_FORGED) and the transfer goes on.
+acks_forge() {
+	local ev base base_drop pkts=()
+	pkts=("op=$OP_NACK reason=0x19 psn=$ACKS_CACK")
+	for ev in $ACKS_EVS; do
+		pkts+=("op=$OP_SACK psn=$ACKS_CACK cack=$ACKS_CACK sflags=$SETH_M_ALWAYS_SKIP ev=$((ev << 16))")
 	done
 	# MSNs: as far from the few sent as PSNs are.
 	pkts+=("op=$OP_ACK syn=0x62 amsn=$PSN_HALF" "op=$OP_ACK syn=0x1f amsn=$PSN_HALF")
 	base_drop=$(hwc "$XFER_DEV_A" drop_unmatched_ack)
 	run ip netns exec "$XFER_NS_B" setpriv --reuid=65534 --regid=65534 \
 		--clear-groups "$PYTHON" "$PKT_TOOL" forge --src "$XFER_HOSTS_IP_B" \
-		--dst "$XFER_HOSTS_IP_A" --sport "$FORGE_SPORT" --qpn "$qpn" "${pkts[@]}"
-	forged=$(sed -n 's/^FORGED n=\([0-9]*\) .*/\1/p' "$BOUNDED_OUT")
-	log "    forged $forged packets from $XFER_HOSTS_IP_B port $FORGE_SPORT (unprivileged)"
-	check "$XFER_DEV_A dropped all $forged as matching nothing outstanding" \
+		--dst "$XFER_HOSTS_IP_A" --sport "$FORGE_SPORT" --qpn "$ACKS_QPN" "${pkts[@]}"
+	ACKS_FORGED=$(sed -n 's/^FORGED n=\([0-9]*\) .*/\1/p' "$BOUNDED_OUT")
+	log "    forged $ACKS_FORGED packets from $XFER_HOSTS_IP_B port $FORGE_SPORT (unprivileged)"
+	check "$XFER_DEV_A dropped all $ACKS_FORGED as matching nothing outstanding" \
 		wait_for "$WAIT_TIMEOUT" hwc_at_least "$XFER_DEV_A" \
-		drop_unmatched_ack $((base_drop + forged))
+		drop_unmatched_ack $((base_drop + ACKS_FORGED))
 	base=$(hwc "$XFER_DEV_A" tx_data_pkts)
 	check "the transfer goes on" wait_for "$WAIT_TIMEOUT" \
 		hwc_at_least "$XFER_DEV_A" tx_data_pkts $((base + LEARN_PKTS))
+}
+
+# acks_transfer_end: the transfer verified; the counters moved by the
+# forged packets only.
+acks_transfer_end() {
+	local out
 	touch "$MRC_TMP/acks.stop"
 	bg_wait acks.client "$XFER_SECS" || not_ok "client still running"
 	bg_wait acks.server "$XFER_SLACK" || not_ok "server still running"
@@ -230,7 +252,7 @@ case_acks() {
 	counters_snap acks.1
 	counters_show acks.0 acks.1 drop_unmatched_ack nacks_rcvd nack_unexp_event \
 		naks_rcvd acks_rcvd ev_assumed_bad
-	expect_eq "$XFER_DEV_A drop_unmatched_ack = packets forged" "$forged" \
+	expect_eq "$XFER_DEV_A drop_unmatched_ack = packets forged" "$ACKS_FORGED" \
 		"$(counter_delta acks.0 acks.1 "$XFER_DEV_A" drop_unmatched_ack)"
 	expect_eq "$XFER_DEV_A took no NACK UNEXP_EVENT" 0 \
 		"$(counter_delta acks.0 acks.1 "$XFER_DEV_A" nack_unexp_event)"
@@ -238,6 +260,15 @@ case_acks() {
 		"$(counter_delta acks.0 acks.1 "$XFER_DEV_A" naks_rcvd)"
 	expect_eq "no EV event with reason always-skip" 0 \
 		"$(grep -c '"reason":"always-skip"' "$(bg_out monitor)" || true)"
+}
+
+case_acks() {
+	case_what "control packets naming nothing outstanding, from the peer's host"
+	acks_profile
+	acks_transfer_start
+	acks_learn
+	acks_forge
+	acks_transfer_end
 }
 
 mrc_case ring case_ring

@@ -800,18 +800,60 @@ case_dev_new_del() {
 
 # --- ep-op -------------------------------------------------------------------------------
 
-# ep-op
-case_ep_op() {
-	# GIDs as hex (YNL takes binary attributes as hex strings): IPv4-mapped.
-	gid_hex_of_ipv4() {
-		local a b c d
-		IFS=. read -r a b c d <<<"$1"
-		printf '00000000000000000000ffff%02x%02x%02x%02x\n' "$a" "$b" "$c" "$d"
-	}
+# --- ep-op -------------------------------------------------------------------------------
+
+# gid_hex_of_ipv4 ADDR: the IPv4-mapped GID of ADDR in hex (YNL takes
+# binary attributes as hex strings).
+gid_hex_of_ipv4() {
+	local a b c d
+	IFS=. read -r a b c d <<<"$1"
+	printf '00000000000000000000ffff%02x%02x%02x%02x\n' "$a" "$b" "$c" "$d"
+}
+
+# ep_op_setup: GID0 (the device's own GID), REQ (one probe request of it,
+# without its id) and EP (the op's attributes but the requests).
+ep_op_setup() {
 	GID0=$(gid_hex_of_ipv4 "$TEST_IPV4")
 	REQ="\"sgid\": \"$GID0\", \"dgid\": \"$GID0\", \"ev-fmt-mode\": \"udp\", \"ev-value\": \"c123\", \"port\": 1"
 	EP="$D0, \"op-type\": \"ev-probe\", \"timeout\": 2000000"
-	EP_NOBODY_IPV4=203.0.113.9
+}
+
+# A probe's destination with no MRC peer (TEST-NET-3), and the timeout of a
+# probe to our own GID: one second, since a TCG guest may stall for
+# milliseconds.
+EP_NOBODY_IPV4=203.0.113.9
+EP_SELF_TIMEOUT_NS=1000000000
+
+# The endpoint counters of a probe to our own GID: those of the request
+# and of the response move by one, the drops and timeouts stay.
+EP_COUNTERS=(ep_reqs_sent ep_reqs_rcvd ep_rsps_sent ep_rsps_rcvd ep_timeouts
+	ep_drop_malformed ep_drop_unknown_gid ep_drop_unmatched)
+
+# ep_counters: "NAME=VALUE " for each of EP_COUNTERS of TEST_DEV port 1.
+ep_counters() {
+	local c dir=/sys/class/infiniband/$TEST_DEV/ports/1/hw_counters
+	for c in "${EP_COUNTERS[@]}"; do
+		printf '%s=%s ' "$c" "$(cat "$dir/$c")"
+	done
+}
+
+# ep_counters_expect LINE: ep_counters' LINE after one answered probe.
+ep_counters_expect() {
+	local c line=$1 d
+	for c in "${EP_COUNTERS[@]}"; do
+		case $c in
+		ep_reqs_sent|ep_reqs_rcvd|ep_rsps_sent|ep_rsps_rcvd) d=1 ;;
+		*) d=0 ;;
+		esac
+		[[ $line =~ (^| )$c=([0-9]+) ]] || fail "no counter $c"
+		printf '%s=%s ' "$c" $((BASH_REMATCH[2] + d))
+	done
+}
+
+# ep-op refusals, each with its errno and extack message.
+case_ep_op() {
+	local reqs i
+	ep_op_setup
 	err_do $EINVAL "op-type, timeout and at least one req are required" ep-op \
 		"{$D0, \"op-type\": \"ev-probe\", \"timeout\": 1000}" '"miss-type": "req"'
 	err_do $EINVAL "req-id is not unique in the batch" ep-op \
@@ -831,42 +873,33 @@ case_ep_op() {
 		reqs+="${reqs:+, }{\"req-id\": $i, $REQ}"
 	done
 	err_do $E2BIG "more requests than ep-max-reqs" ep-op "{$EP, \"req\": [$reqs]}"
+}
+
+# ep-op: a probe nobody answers.
+case_ep_op_nobody() {
+	local nobody rsp
+	ep_op_setup
 	# A probe nobody answers (TEST-NET-3 has no MRC peer): the batch is sent
 	# and its one request comes back timed-out after the timeout.  Answered
 	# probes between two hosts are ep_test.sh's.
-	NOBODY_GID=$(gid_hex_of_ipv4 "$EP_NOBODY_IPV4")
+	nobody=$(gid_hex_of_ipv4 "$EP_NOBODY_IPV4")
 	nl_tag_next
 	printf '{"tag": %d, "do": "ep-op", "attrs": {%s, "req": [{"req-id": 7, "sgid": "%s", "dgid": "%s", "ev-fmt-mode": "udp", "ev-value": "c123", "port": 1}]}}\n' \
-		"$NL_TAG" "$EP" "$GID0" "$NOBODY_GID" >&"${NL_FD[root]}"
+		"$NL_TAG" "$EP" "$GID0" "$nobody" >&"${NL_FD[root]}"
 	NL_WANT=$NL_TAG NL_NAME=root
 	wait_until "ep-op answered" "$CMD_TIMEOUT" nl_answered
 	rsp=$(jq -c '.reply.rsp' <<<"$NL_LINE") || fail "ep-op: $NL_LINE"
 	assert_eq "ep-op to nobody" '[{"req-id":7,"timed-out":true}]' "$rsp"
 	log "ok: ep-op probe to nobody: $NL_LINE"
+}
+
+# ep-op: a probe of our own GID.
+case_ep_op_self() {
+	local before rsp
+	ep_op_setup
 	# A probe of the device's own GID goes through loopback and is answered,
 	# on the port it was sent on, with its RTT; the device counts the request
-	# and the response on both sides, and drops nothing.  One second: a TCG
-	# guest may stall for milliseconds.
-	EP_SELF_TIMEOUT_NS=1000000000
-	EP_COUNTERS=(ep_reqs_sent ep_reqs_rcvd ep_rsps_sent ep_rsps_rcvd ep_timeouts
-		ep_drop_malformed ep_drop_unknown_gid ep_drop_unmatched)
-	ep_counters() {
-		local c dir=/sys/class/infiniband/$TEST_DEV/ports/1/hw_counters
-		for c in "${EP_COUNTERS[@]}"; do
-			printf '%s=%s ' "$c" "$(cat "$dir/$c")"
-		done
-	}
-	ep_counters_expect() {
-		local c line=$1 d
-		for c in "${EP_COUNTERS[@]}"; do
-			case $c in
-			ep_reqs_sent|ep_reqs_rcvd|ep_rsps_sent|ep_rsps_rcvd) d=1 ;;
-			*) d=0 ;;
-			esac
-			[[ $line =~ (^| )$c=([0-9]+) ]] || fail "no counter $c"
-			printf '%s=%s ' "$c" $((BASH_REMATCH[2] + d))
-		done
-	}
+	# and the response on both sides, and drops nothing.
 	before=$(ep_counters)
 	nl_tag_next
 	printf '{"tag": %d, "do": "ep-op", "attrs": {%s, "op-type": "ev-probe", "timeout": %d, "req": [{"req-id": 8, %s}]}}\n' \
@@ -942,6 +975,8 @@ mrc_case qp_bind case_qp_bind --after qp_defaults
 mrc_case back_to_init case_back_to_init --after qp_bind
 mrc_case dev_new_del case_dev_new_del
 mrc_case ep_op case_ep_op
+mrc_case ep_op_nobody case_ep_op_nobody
+mrc_case ep_op_self case_ep_op_self
 mrc_case ev_events case_ev_events --after evp_exp_ops
 mrc_case after_delete case_after_delete
 mrc_cases_args "$@"
