@@ -553,8 +553,9 @@ def open_capture(port):
     return rx
 
 
-def capture_one(rx, target_ip, port, deadline, tgt):
-    """The next packet from target_ip to port, or None at deadline."""
+def next_from(rx, ip, port, deadline):
+    """The next IPv4 packet a raw UDP socket reads from ip to UDP port,
+    or None at deadline (time.monotonic())."""
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
@@ -566,12 +567,20 @@ def capture_one(rx, target_ip, port, deadline, tgt):
         if len(data) < IPV4_HLEN + UDP_HLEN or data[9] != IPPROTO_UDP:
             continue
         ihl = (data[0] & 15) * 4
-        if socket.inet_ntoa(data[12:16]) != target_ip:
+        if socket.inet_ntoa(data[12:16]) != ip:
             continue
         if struct.unpack_from("!H", data, ihl + 2)[0] != port:
             continue
-        return Reply(data, tgt.num("DSCP_CONTROL", DSCP_CONTROL),
-                     tgt.num("CONTROL_PKEY", CONTROL_PKEY))
+        return data
+
+
+def capture_one(rx, target_ip, port, deadline, tgt):
+    """The next packet from target_ip to port as a Reply, or None."""
+    data = next_from(rx, target_ip, port, deadline)
+    if data is None:
+        return None
+    return Reply(data, tgt.num("DSCP_CONTROL", DSCP_CONTROL),
+                 tgt.num("CONTROL_PKEY", CONTROL_PKEY))
 
 
 def cmd_send(args):
@@ -871,8 +880,11 @@ def dispatch(args):
         return 2
 
 
-def cmd_serve(parser):
-    hold_port(UDP_PORT)
+def serve(run):
+    """The packet server (pkt_lib.sh): reads lines "PREFIX ARG..." from
+    stdin, runs run(ARGS) with its output in PREFIX.out and writes its exit
+    status to PREFIX.rc (renamed into place, so that PREFIX.rc appearing
+    means done), until end of input."""
     print("SERVING", flush=True)
     for line in sys.stdin:
         try:
@@ -887,7 +899,7 @@ def cmd_serve(parser):
             with contextlib.redirect_stdout(out), \
                     contextlib.redirect_stderr(out):
                 try:
-                    rc = dispatch(parser.parse_args(argv))
+                    rc = run(argv)
                 except SystemExit as exc:	# argparse
                     rc = exc.code if isinstance(exc.code, int) else 2
                 except Exception as exc:	# pylint: disable=broad-except
@@ -897,6 +909,11 @@ def cmd_serve(parser):
             f.write(f"{rc}\n")
         os.rename(prefix + ".rc.tmp", prefix + ".rc")
     return 0
+
+
+def cmd_serve(parser):
+    hold_port(UDP_PORT)
+    return serve(lambda argv: dispatch(parser.parse_args(argv)))
 
 
 def main():

@@ -34,10 +34,7 @@ the response and checks every field of it.  Stdlib only.
 """
 
 import argparse
-import contextlib
 import os
-import select
-import shlex
 import socket
 import struct
 import sys
@@ -140,20 +137,11 @@ def cmd_send(a):
         return 0
     deadline = time.monotonic() + a.timeout
     while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
+        d = cp.next_from(rx, a.dst, UDP_PORT, deadline)
+        if d is None:
             print("RESULT fail no response")
             return 1
-        ready, _, _ = select.select([rx], [], [], left)
-        if not ready:
-            continue
-        d = rx.recv(65535)
-        if len(d) < IPV4_HLEN + UDP_HLEN or d[9] != IPPROTO_UDP:
-            continue
         ihl = (d[0] & 15) * 4
-        if socket.inet_ntoa(d[12:16]) != a.dst or \
-                struct.unpack_from("!H", d, ihl + 2)[0] != UDP_PORT:
-            continue
         if len(d) < ihl + UDP_HLEN + BTH_LEN or \
                 d[ihl + UDP_HLEN] != OP_EP_RESPONSE:
             continue
@@ -199,30 +187,7 @@ def make_parser():
 
 
 def cmd_serve(parser):
-    print("SERVING", flush=True)
-    for line in sys.stdin:
-        try:
-            words = shlex.split(line)
-        except ValueError as exc:
-            print(f"serve: bad line ({exc}): {line!r}", flush=True)
-            continue
-        if not words:
-            continue
-        prefix, argv = words[0], words[1:]
-        with open(prefix + ".out", "w", encoding="utf-8") as out:
-            with contextlib.redirect_stdout(out), \
-                    contextlib.redirect_stderr(out):
-                try:
-                    rc = cmd_send(parser.parse_args(["send"] + argv))
-                except SystemExit as exc:	# argparse
-                    rc = exc.code if isinstance(exc.code, int) else 2
-                except Exception as exc:	# pylint: disable=broad-except
-                    print(f"RESULT fail {type(exc).__name__}: {exc}")
-                    rc = 2
-        with open(prefix + ".rc.tmp", "w", encoding="ascii") as f:
-            f.write(f"{rc}\n")
-        os.rename(prefix + ".rc.tmp", prefix + ".rc")
-    return 0
+    return cp.serve(lambda argv: cmd_send(parser.parse_args(["send"] + argv)))
 
 
 def main():
