@@ -16,8 +16,8 @@
  *   registered N MRs in MS ms
  *   created N QPs in MS ms
  *   grace period MEAN_US us (membarrier GLOBAL, mean of K)   (or "unknown")
- *   dereg N MRs: mean MEAN_US us, max MAX_US us
- *   destroy N QPs: mean MEAN_US us, max MAX_US us
+ *   dereg N MRs: mean MEAN_US us, min MIN_US us, max MAX_US us
+ *   destroy N QPs: mean MEAN_US us, min MIN_US us, max MAX_US us
  *   READY mrs NMR qps NQP
  *
  * and then waits for a line "exit" on stdin (or its end, or a signal) and
@@ -65,6 +65,30 @@ static int fail(const char *what, int err)
 	return 1;
 }
 
+/* The times of one kind of call, in us. */
+struct call_times {
+	long sum, min, max;
+	unsigned int n;
+};
+
+static void call_time(struct call_times *ct, long d)
+{
+	if (!ct->n || d < ct->min)
+		ct->min = d;
+	if (d > ct->max)
+		ct->max = d;
+	ct->sum += d;
+	ct->n++;
+}
+
+static void call_times_print(const char *call, const char *objects,
+			     const struct call_times *ct)
+{
+	if (ct->n)
+		printf("%s %u %s: mean %ld us, min %ld us, max %ld us\n", call,
+		       ct->n, objects, ct->sum / ct->n, ct->min, ct->max);
+}
+
 static int parse_uint(const char *s, unsigned int *out)
 {
 	char *end;
@@ -104,7 +128,8 @@ int main(int argc, char **argv)
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	char line[LINE_LEN];
-	long t, d, max, gp;
+	struct call_times dereg = { 0 }, destroy = { 0 };
+	long t, d, gp;
 	void *page;
 	int ret;
 
@@ -175,32 +200,24 @@ int main(int argc, char **argv)
 		printf("grace period %ld us (membarrier GLOBAL, mean of %d)\n",
 		       gp, GP_SAMPLES);
 
-	for (t = 0, max = 0, i = nmr; i < nmr + xmr; i++) {
+	for (i = nmr; i < nmr + xmr; i++) {
 		d = now_us();
 		ret = ibv_dereg_mr(mrs[i]);
 		d = now_us() - d;
 		if (ret)
 			return fail("dereg_mr", ret);
-		t += d;
-		if (d > max)
-			max = d;
+		call_time(&dereg, d);
 	}
-	if (xmr)
-		printf("dereg %u MRs: mean %ld us, max %ld us\n", xmr,
-		       t / xmr, max);
-	for (t = 0, max = 0, i = nqp; i < nqp + xqp; i++) {
+	call_times_print("dereg", "MRs", &dereg);
+	for (i = nqp; i < nqp + xqp; i++) {
 		d = now_us();
 		ret = ibv_destroy_qp(qps[i]);
 		d = now_us() - d;
 		if (ret)
 			return fail("destroy_qp", ret);
-		t += d;
-		if (d > max)
-			max = d;
+		call_time(&destroy, d);
 	}
-	if (xqp)
-		printf("destroy %u QPs: mean %ld us, max %ld us\n", xqp,
-		       t / xqp, max);
+	call_times_print("destroy", "QPs", &destroy);
 
 	printf("READY mrs %u qps %u\n", nmr, nqp);
 	fflush(stdout);

@@ -17,8 +17,12 @@
 # synchronize_rcu()); it prints READY and exits when told, leaving
 # everything to the kernel.  The test checks:
 #
-#   - the mean ibv_dereg_mr and ibv_destroy_qp took less than half a grace
-#     period (when a grace period is long enough here to tell: >= 4 ms);
+#   - the fastest ibv_dereg_mr and ibv_destroy_qp took less than half a
+#     grace period (when a grace period is long enough here to tell:
+#     >= 4 ms): a call that waited for one would take at least one.  The
+#     fastest, not the mean: a debug kernel (KASAN, lockdep, kmemleak)
+#     makes each call's own work a hundred times dearer, and a loaded host
+#     stretches some calls, while a grace period stays what it is;
 #   - from "exit" to the process gone and `rdma res` of the device back to
 #     what it was: at most 120 s, and less than a quarter of what one grace
 #     period per MR would cost; the time is printed ("teardown of N MRs and
@@ -35,7 +39,8 @@ N_MR=${MRC_TEARDOWN_MRS:-20000}
 N_QP=${MRC_TEARDOWN_QPS:-200}
 TEARDOWN_BOUND_S=120
 SETUP_TIMEOUT=400	# registering them all, under TCG
-# Deregistration must cost less than GP / CALL_GP_DIV ...
+# The fastest ibv_dereg_mr and ibv_destroy_qp must cost less than
+# GP / CALL_GP_DIV ...
 CALL_GP_DIV=2
 # ... when a grace period is at least this long (us) here.
 MIN_TELLING_GP_US=4000
@@ -94,12 +99,12 @@ case_objects() {
 case_call_costs() {
 	local dereg_us destroy_us
 	gp_us=$(hog_value "grace period")
-	dereg_us=$(sed -n 's/^dereg [0-9]* MRs: mean \([0-9]*\) us.*/\1/p' "$(bg_out hog)")
-	destroy_us=$(sed -n 's/^destroy [0-9]* QPs: mean \([0-9]*\) us.*/\1/p' "$(bg_out hog)")
+	dereg_us=$(sed -n 's/^dereg [0-9]* MRs: mean [0-9]* us, min \([0-9]*\) us.*/\1/p' "$(bg_out hog)")
+	destroy_us=$(sed -n 's/^destroy [0-9]* QPs: mean [0-9]* us, min \([0-9]*\) us.*/\1/p' "$(bg_out hog)")
 	if [ -n "$gp_us" ] && [ "$gp_us" -ge "$MIN_TELLING_GP_US" ]; then
-		expect_num "mean ibv_dereg_mr (us), less than half a grace period ($gp_us us)" \
+		expect_num "fastest ibv_dereg_mr (us), less than half a grace period ($gp_us us)" \
 			"$dereg_us" -lt $((gp_us / CALL_GP_DIV))
-		expect_num "mean ibv_destroy_qp (us), less than half a grace period ($gp_us us)" \
+		expect_num "fastest ibv_destroy_qp (us), less than half a grace period ($gp_us us)" \
 			"$destroy_us" -lt $((gp_us / CALL_GP_DIV))
 	else
 		log "grace period ${gp_us:-unknown} us: too short to compare one call with"
