@@ -514,10 +514,12 @@ group_valid() {
 	log "ok: a changed canary byte is detected"
 }
 
-# Dropped before any QP state changes: nothing placed, no PSN consumed.
-group_dropped() {
-	local base="op=0xcb tsh=1 psn=@0 msn=1 rqmsn=1 va=@0 len=16 seed=9"
-	local c n what
+# The packet group_dropped's variants change.
+DROPPED_BASE="op=0xcb tsh=1 psn=@0 msn=1 rqmsn=1 va=@0 len=16 seed=9"
+
+# Cut or truncated packets: too short for their headers, or for the ICRC.
+dropped_length() {
+	local base=$DROPPED_BASE c n what
 	# BTH 0-11, METH 12-15, TSETH 16-19, RETH 20-35, ImmDt 36-39,
 	# payload 40-55, ICRC 56-59.
 	# Cut without a new ICRC: shorter than UDP + BTH + ICRC is "short";
@@ -550,33 +552,42 @@ group_dropped() {
 	done
 	crafted "PadCnt 3 with no payload: bad header" "drop_bad_header=1" \
 		--cack @-1 "psn=@0 msn=1 len=0 dmalen=0 pad=3"
+}
 
-	# ICRC: what it covers.
+# A bit changed after the ICRC was computed: what the ICRC covers.
+dropped_icrc() {
+	local c
 	for c in "icrcxor=0x1:ICRC bit 0" "icrcxor=0x80000000:ICRC bit 31" \
 		"flip=50:0x01:a payload bit" "flip=8:0x40:BTH R bit" \
 		"flip=8:0x01:BTH byte 8 reserved bit" "flip=1:0x80:BTH SE bit" \
 		"flip=2:0x01:P_Key" "flip=0:0x01:opcode" \
 		"x_ipidxor=0x4242:the IP ID" "x_sport=0xc999:the UDP source port"; do
 		crafted "${c##*:} changed after the ICRC: bad ICRC" \
-			"drop_bad_icrc=1" --cack @-1 "$base ${c%:*}"
+			"drop_bad_icrc=1" --cack @-1 "$DROPPED_BASE ${c%:*}"
 	done
+}
 
-	# Opcodes outside the defined MRC ones and outside the RC space.
+# Opcodes outside the defined MRC ones and outside the RC space.
+dropped_opcode() {
 	local -a ops=()
+	local n
 	for n in 0xc0 0xc1 0xc2 0xc3 0xc4 0xc5 0xcc 0xcd 0xce 0xcf 0xd0 \
 		0xd2 0xd3 0xd4 0xd5 0xd6 0xd7 0xda 0xdb 0xdf; do
-		ops+=("$base op=$n")
+		ops+=("$DROPPED_BASE op=$n")
 	done
 	crafted "the ${#ops[@]} undefined MRC opcodes: bad opcode" \
 		"drop_bad_opcode=${#ops[@]}" --cack @-1 "${ops[@]}"
 	ops=()
 	for n in 0x20 0x2a 0x40 0x64 0x81 0xa0 0xe0 0xff; do
-		ops+=("$base op=$n")
+		ops+=("$DROPPED_BASE op=$n")
 	done
 	crafted "${#ops[@]} opcodes of neither space: bad opcode" \
 		"drop_bad_opcode=${#ops[@]}" --cack @-1 "${ops[@]}"
+}
 
-	# No such QP.
+# No such QP, or not from the peer the QP is connected to.
+dropped_addressing() {
+	local base=$DROPPED_BASE n
 	for n in @1 0 1 2 0xffffff; do
 		crafted "DestQP $n: bad QPN" "drop_bad_qpn=1" --cack @-1 \
 			"$base qpn=$n"
@@ -584,7 +595,6 @@ group_dropped() {
 	crafted "RC opcode to DestQP @1: bad QPN" "drop_bad_qpn=1" --cack @-1 \
 		"op=0x0a qpn=@1 psn=@0 va=@0 len=16"
 
-	# Not from the peer the QP is connected to.
 	crafted "WRITE from $STRANGER_IP: bad source" "drop_bad_source=1" \
 		--cack @-1 "$base src=$STRANGER_IP"
 	crafted "RC opcode from $STRANGER_IP: bad source" "drop_bad_source=1" \
@@ -592,9 +602,11 @@ group_dropped() {
 	crafted "PROBE from $STRANGER_IP: bad source, no SACK" \
 		"drop_bad_source=1" --cack @-1 \
 		"op=0xde psn=0x77 probeid=0x77 src=$STRANGER_IP"
+}
 
-	# Control packets shorter than their header (probe: responder;
-	# SACK, NACK, ACK: the requester's completer).
+# Control packets shorter than their header (probe: responder; SACK,
+# NACK, ACK: the requester's completer).
+dropped_short_control() {
 	crafted "PROBE without its full PETH: bad header" "drop_bad_header=1" \
 		--cack @-1 "op=0xde psn=0x78 probeid=0x78 trunc=27"
 	crafted "SACK without its CC_STATE: bad header" "drop_bad_header=1" \
@@ -603,6 +615,15 @@ group_dropped() {
 		--cack @-1 "op=0xdd trunc=31"
 	crafted "ACK without its AETH: bad header" "drop_bad_header=1" \
 		--cack @-1 "op=0xd1 trunc=12"
+}
+
+# Dropped before any QP state changes: nothing placed, no PSN consumed.
+group_dropped() {
+	dropped_length
+	dropped_icrc
+	dropped_opcode
+	dropped_addressing
+	dropped_short_control
 
 	expect_mr
 	expect_cqes 0

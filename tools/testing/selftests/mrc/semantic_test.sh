@@ -170,19 +170,12 @@ semantic_fields() {
 
 # --- case 1 ---------------------------------------------------------------
 
-# badrkey_summary FIELDS BAD_RKEY: one pass over the frames: the PSNs of
-# each WR (data packets by METH MSN), the PSNs any SACK covers
-# (cumulatively, modulo 2^24, or in its bitmap), the NAKs and ACKs.
-# Prints "key value" and "bad: ..." lines.
-badrkey_summary() {
-	awk -F'|' -v client="$XFER_HOSTS_IP_A" -v server="$XFER_HOSTS_IP_B" \
-		-v op_first="$OP_DATA_FIRST" -v op_last="$OP_DATA_LAST" \
-		-v op_ack="$OP_ACK" -v op_sack="$OP_SACK" \
-		-v syn_nak="$SYNDROME_REM_ACCESS" -v syn_ack="$SYNDROME_ACK" \
-		-v bad_rkey="$2" -v msn1="$MSN_WR1" -v msn2="$MSN_WR2" \
-		-v msn3="$MSN_WR3" \
-		-v psn_space="$PSN_SPACE" -v psn_half="$PSN_HALF" \
-		-v icrc_good="$ICRC_GOOD" '
+# BADRKEY_AWK: badrkey_summary's program, one pass over the frames of
+# semantic_fields: the PSNs of each WR (data packets by METH MSN), the PSNs
+# any SACK covers (cumulatively, modulo 2^24, or in its bitmap), the NAKs
+# and ACKs.  Prints "key value" and "bad: ..." lines.
+# shellcheck disable=SC2016 # awk code
+BADRKEY_AWK='
 	function hex(s,   i, v) {
 		s = tolower(s); sub(/^0x/, "", s); v = 0
 		for (i = 1; i <= length(s); i++)
@@ -267,7 +260,20 @@ badrkey_summary() {
 		print "nak_msn", (naks ? nak_msn : "none")
 		print "nak_psn_in_wr2", nak_in_wr2 + 0
 		print "bad_count", nbad + 0
-	}' "$1"
+	}'
+
+# badrkey_summary FIELDS BAD_RKEY: BADRKEY_AWK over FIELDS, WR2 the one
+# whose data packets carry BAD_RKEY.
+badrkey_summary() {
+	awk -F'|' -v client="$XFER_HOSTS_IP_A" -v server="$XFER_HOSTS_IP_B" \
+		-v op_first="$OP_DATA_FIRST" -v op_last="$OP_DATA_LAST" \
+		-v op_ack="$OP_ACK" -v op_sack="$OP_SACK" \
+		-v syn_nak="$SYNDROME_REM_ACCESS" -v syn_ack="$SYNDROME_ACK" \
+		-v bad_rkey="$2" -v msn1="$MSN_WR1" -v msn2="$MSN_WR2" \
+		-v msn3="$MSN_WR3" \
+		-v psn_space="$PSN_SPACE" -v psn_half="$PSN_HALF" \
+		-v icrc_good="$ICRC_GOOD" \
+		"$BADRKEY_AWK" "$1"
 }
 
 # WR1 good, WR2 with a bad rkey, WR3 good: their completions and the
