@@ -29,7 +29,8 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 KIB=1024
 MIB=$((1024 * 1024))
 # Bound of one run: a base plus one second per MiB moved (so at least
-# about 1 MB/s including pattern generation and verification in TCG).
+# about 1 MB/s including pattern generation and verification in TCG),
+# times TIME_SCALE (a debug kernel moves 0.2-0.4 MB/s).
 BASE_SECS=20
 
 # size_bytes SIZE: 1M -> 1048576, 4K -> 4096, 17 -> 17.
@@ -48,7 +49,7 @@ case_run() {
 	local sent rtx rcvd dup
 	shift 4
 	bytes=$(size_bytes "$size")
-	secs=$((BASE_SECS + bytes * iters * qps / MIB))
+	secs=$(((BASE_SECS + bytes * iters * qps / MIB) * TIME_SCALE))
 	counters_snap "$name.0"
 	xfer "$name" "$secs" --qps "$qps" --size "$bytes" --iters "$iters" "$@"
 	counters_snap "$name.1"
