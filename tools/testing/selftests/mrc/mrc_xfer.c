@@ -631,7 +631,7 @@ static int tcp_listen_accept(struct ctx *c)
 	return 0;
 }
 
-/* Connect, retrying while the server is not listening yet. */
+/* Connect, retrying while the server is not listening yet (or no memory). */
 static int tcp_connect(struct ctx *c)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
@@ -657,8 +657,14 @@ static int tcp_connect(struct ctx *c)
 		last = errno;
 		close(c->fd);
 		c->fd = -1;
+		/*
+		 * Not listening yet, no route yet, or no memory for the
+		 * SYN (a fault-injection kernel fails atomic allocations on
+		 * purpose): try again.
+		 */
 		if (last != ECONNREFUSED && last != ENETUNREACH &&
-		    last != EHOSTUNREACH && last != ETIMEDOUT)
+		    last != EHOSTUNREACH && last != ETIMEDOUT &&
+		    last != ENOMEM && last != ENOBUFS)
 			break;
 		usleep(CONNECT_RETRY_MS * 1000);
 	}
