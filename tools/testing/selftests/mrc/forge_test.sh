@@ -58,7 +58,7 @@ RING_PAT_MUL=31
 RING_PAT_ADD=7
 RING_RTO_MIN_US=200000	# room for the process to write its ring
 RING_RTOS=2		# RTO resends of WR0 before the SACKs may pass
-RING_SECS=300
+RING_SECS=$((300 * TIME_SCALE))
 
 # acks: the EV profile of mrcA (events on assumed-bad), the forger's port.
 EVP=1
@@ -68,7 +68,9 @@ FORGE_SPORT=40404
 PSN_HALF=$((1 << 23))
 PSN_MASK=$(((1 << 24) - 1))
 XFER_SIZE=$((256 * 1024))
-XFER_SECS=300
+# The transfer runs until the case stops it; its deadline must outlast
+# the case on a debug kernel too (learning, forging: minutes there).
+XFER_SECS=$((300 * TIME_SCALE))
 LEARN_PKTS=300
 
 # BTH opcodes (the u32 match in the filters), SETH M=ALWAYS_SKIP.
