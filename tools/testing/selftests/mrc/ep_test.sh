@@ -410,7 +410,7 @@ case_b_psu_event() {
 	snap
 	bg_start events ip netns exec "$XFER_NS_B" "$PYTHON" "$EV_TOOL" wait \
 		"$YNL_CLI" "$SPEC" ep peer-status-event 60
-	wait_until "subscribed to group ep" "$WAIT_TIMEOUT" \
+	wait_until "subscribed to group ep" "$CMD_TIMEOUT" \
 		grep -q '^SUBSCRIBED' "$(bg_out events)"
 	run ynl_in "$XFER_NS_A" --do ep-op --json "$(ep_json port-status-update \
 		"$(req_json 0x301 "${PROBE_EVS[2]}" "$PSU_MASK")")"
