@@ -158,7 +158,7 @@ case_teardown() {
 	log "teardown of $N_MR MRs and $N_QP QPs took $took s (process gone after $(awk -v u="$((gone - start))" 'BEGIN { printf "%.2f", u / 1e6 }') s)"
 	expect_num "teardown time (us) within ${TEARDOWN_BOUND_S}s" "$took_us" -le \
 		$((TEARDOWN_BOUND_S * US_PER_S))
-	if [ -n "$gp_us" ] && [ "$gp_us" -ge "$MIN_TELLING_GP_US" ]; then
+	if gp_tells; then
 		expect_num "teardown time (us), under 1/$TOTAL_GP_DIV of $N_MR grace periods" \
 			"$took_us" -lt $((N_MR * gp_us / TOTAL_GP_DIV))
 	fi
