@@ -5,7 +5,8 @@
 # perftest_test.sh, wireshark_test.sh, ev_test.sh, path_test.sh, ...).
 # Source lib.sh first.
 #
-#   xfer_fabric hosts|routed  two hosts h1, h2 (scripts/fabric), the mrc
+#   xfer_fabric hosts|routed|skew [FABRIC_ARG...]
+#                             two hosts h1, h2 (scripts/fabric), the mrc
 #                             device mrcA on h1's eth0 and mrcB on h2's,
 #                             their IPv4 RoCE v2 GID indices in XFER_GID_A,
 #                             XFER_GID_B and h2's address in XFER_SERVER_IP
@@ -41,6 +42,9 @@ XFER_HOSTS_IP_B=198.18.0.2
 XFER_ROUTED_IP_A=198.18.1.1
 XFER_ROUTED_IP_B=198.18.2.2
 XFER_ROUTER_NS=fw
+# skew: h1 - la - spines s1..sN - lb - h2.
+XFER_SKEW_IP_A=198.18.121.1
+XFER_SKEW_IP_B=198.18.122.2
 }
 
 XFER_GID_A=
@@ -92,6 +96,7 @@ xfer_dev_up() {
 
 xfer_fabric() {
 	local kind=$1 ip_a ip_b
+	shift
 	[ -x "$FABRIC" ] || fail "$FABRIC missing"
 	helper_path mrc_xfer >/dev/null
 	mrc_load "${XFER_MODULE_PARAMS[@]}"
@@ -105,6 +110,11 @@ xfer_fabric() {
 		run "$FABRIC" routed
 		ip_a=$XFER_ROUTED_IP_A
 		ip_b=$XFER_ROUTED_IP_B
+		;;
+	skew)
+		run "$FABRIC" skew "$@"
+		ip_a=$XFER_SKEW_IP_A
+		ip_b=$XFER_SKEW_IP_B
 		;;
 	*) fail "xfer_fabric: unknown kind $kind" ;;
 	esac
