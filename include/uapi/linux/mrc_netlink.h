@@ -183,7 +183,9 @@ enum mrc_ev_op_flags {
  * @MRC_EV_REASON_MIN_ACTIVE: Excluding the EV would leave fewer than
  *   ev-min-active usable EVs, so the least bad excluded EV stays in use.
  * @MRC_EV_REASON_LOSS: The SACKs showed a packet sent on this EV lost without
- *   a trace (a hole past the reordering threshold, no trim NACK).
+ *   a trace (a hole past the reordering window, no trim NACK).
+ * @MRC_EV_REASON_SPURIOUS: The packet whose loss made this EV suspect arrived
+ *   after all (it was only late): the suspicion is withdrawn.
  */
 enum mrc_ev_reason {
 	MRC_EV_REASON_ECN,
@@ -195,6 +197,7 @@ enum mrc_ev_reason {
 	MRC_EV_REASON_CONTROLLER,
 	MRC_EV_REASON_MIN_ACTIVE,
 	MRC_EV_REASON_LOSS,
+	MRC_EV_REASON_SPURIOUS,
 };
 
 /**
@@ -407,9 +410,22 @@ enum {
 	MRC_A_QP_PEER_GID,
 	MRC_A_QP_EV_COUNT,
 	MRC_A_QP_EV_USABLE,
+	MRC_A_QP_SRTT_US,
+	MRC_A_QP_MIN_RTT_US,
+	MRC_A_QP_REO_WND_US,
+	MRC_A_QP_EV,
 
 	__MRC_A_QP_MAX,
 	MRC_A_QP_MAX = (__MRC_A_QP_MAX - 1)
+};
+
+enum {
+	MRC_A_QP_EV_INDEX = 1,
+	MRC_A_QP_EV_STATE,
+	MRC_A_QP_EV_SCORE,
+
+	__MRC_A_QP_EV_MAX,
+	MRC_A_QP_EV_MAX = (__MRC_A_QP_EV_MAX - 1)
 };
 
 enum {

@@ -167,14 +167,23 @@ void mrc_comp_fail_wr(struct mrc_qp *qp, u32 index, enum ib_wc_status status)
 	mrc_comp_complete(qp);
 }
 
-/* Mark @psn delivered. */
-static void mrc_comp_sacked(struct mrc_qp_dp *dp, u32 psn)
+/* Mark @psn delivered; the first time, loss detection and its EV learn it. */
+static void mrc_comp_sacked(struct mrc_qp *qp, u32 psn)
 {
+	struct mrc_qp_dp *dp = &qp->dp;
 	struct mrc_txpkt *tp = &dp->req.txpkts[psn & dp->req.tx_mask];
 
-	if (tp->flags & MRC_TXPKT_RESEND)
+	if (tp->flags & MRC_TXPKT_SACKED)
+		return;
+	if (tp->flags & MRC_TXPKT_RESEND) {
 		dp->req.nresend--;
+		/* Found lost, yet here before its resend: only late. */
+		if (!(tp->flags & MRC_TXPKT_BY_TIMER))
+			mrc_ev_unloss(qp, tp->ev);
+	}
 	tp->flags = MRC_TXPKT_SACKED;
+	mrc_rack_delivered(qp, tp);
+	mrc_ev_delivered(qp, tp->ev);
 	if (((psn + 1 - dp->req.sacked_high) & MRC_PSN_MASK) < MRC_PSN_HALF)
 		dp->req.sacked_high = (psn + 1) & MRC_PSN_MASK;
 }
@@ -195,32 +204,7 @@ static void mrc_comp_rtt(struct mrc_qp *qp, u16 ts)
 		dp->rto.srtt_us = (7 * dp->rto.srtt_us + sample) / 8;
 	}
 	mrc_req_update_rto(qp);
-}
-
-/* Flag for resending what the SACKs show missing past the threshold. */
-static void mrc_comp_detect_loss(struct mrc_qp *qp)
-{
-	struct mrc_qp_dp *dp = &qp->dp;
-	u32 now = mrc_now_us();
-	u32 psn, n;
-
-	n = (dp->req.sacked_high - dp->req.una) & MRC_PSN_MASK;
-	if (n >= MRC_PSN_HALF || n <= mrc_param_dupthresh)
-		return;
-	n -= mrc_param_dupthresh;
-	for (psn = dp->req.una; n--; psn = (psn + 1) & MRC_PSN_MASK) {
-		struct mrc_txpkt *tp = &dp->req.txpkts[psn & dp->req.tx_mask];
-
-		if (tp->flags & (MRC_TXPKT_SACKED | MRC_TXPKT_RESEND))
-			continue;
-		/* At most once per RTT. */
-		if (tp->retries && now - tp->sent_us < dp->rto.srtt_us)
-			continue;
-		tp->flags |= MRC_TXPKT_RESEND;
-		dp->req.nresend++;
-		/* Trimmed, it would have been NACKed: lost on its path. */
-		mrc_ev_loss(qp, tp->ev);
-	}
+	mrc_rack_rtt(qp, sample);
 }
 
 /*
@@ -234,8 +218,10 @@ static void mrc_comp_sack_ev(struct mrc_qp *qp, struct mrc_seth *seth,
 	u8 m = mrc_seth_m(seth);
 	u32 entropy = ntohl(seth->entropy);
 
-	if (mrc_seth_pr(seth))
+	if (mrc_seth_pr(seth)) {
 		mrc_ev_probe_answer(qp, ntohs(seth->ack_psn_off), entropy);
+		mrc_rack_probe_answered(qp, ntohs(seth->ack_psn_off));
+	}
 	if (m == MRC_SACK_M_SKIP_ONCE)
 		mrc_ev_echo(qp, entropy, hint, MRC_EV_STATE_SKIP,
 			    MRC_EV_REASON_ECN);
@@ -289,21 +275,23 @@ static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 
 	if (mrc_psn_inflight(dp, cack)) {
 		while (dp->req.una != next_una) {
-			mrc_comp_sacked(dp, dp->req.una);
+			mrc_comp_sacked(qp, dp->req.una);
 			dp->req.una = (dp->req.una + 1) & MRC_PSN_MASK;
 		}
 		dp->rto.retries = 0;
 		dp->rto.graced = false;
+		dp->rack.tlp_out = false;
 	}
 	for (i = 0; i < MRC_SACK_BITMAP_BITS; i++) {
 		u32 psn = (base + i) & MRC_PSN_MASK;
 
 		if ((bitmap & BIT_ULL(i)) && mrc_psn_inflight(dp, psn))
-			mrc_comp_sacked(dp, psn);
+			mrc_comp_sacked(qp, psn);
 	}
 	/* A probe's answer carries the probe's own timestamp: RTT either way. */
 	mrc_comp_rtt(qp, ntohs(cc->tx_ts));
-	mrc_comp_detect_loss(qp);
+	mrc_rack_dups(qp, seth->dups);
+	mrc_rack_detect_loss(qp);
 }
 
 /*
@@ -322,7 +310,7 @@ static void mrc_comp_executed(struct mrc_qp *qp, u32 msn)
 			break;
 		last_psn = (sw->first_psn + sw->npkts - 1) & MRC_PSN_MASK;
 		while (mrc_psn_inflight(dp, last_psn)) {
-			mrc_comp_sacked(dp, dp->req.una);
+			mrc_comp_sacked(qp, dp->req.una);
 			dp->req.una = (dp->req.una + 1) & MRC_PSN_MASK;
 		}
 	}
@@ -442,6 +430,7 @@ static void mrc_comp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 		mrc_counter_inc(qp->dev, MRC_CNT_DROP_BAD_STATE);
 		goto out;
 	}
+	mrc_rack_begin(qp);
 	handle(qp, pkt);
 	if (qp->state != IB_QPS_ERR) {
 		mrc_comp_complete(qp);

@@ -8,17 +8,28 @@
  *
  *   GOOD         the only state the requester sprays data on;
  *   SKIP         after an ECN echo (SACK M=SKIP_ONCE) or a TRIMMED NACK,
- *                until the device's SKIP hold time has passed;
- *   ASSUMED_BAD  after a retransmission timeout attributed to the EV or a
- *                SACK M=ALWAYS_SKIP, until a probe sent on it is answered
- *                (or an endpoint EV probe on it succeeds);
+ *                until the device's SKIP hold time has passed; or
+ *                "suspect", when its score reached MRC_EV_SUSPECT_SCORE,
+ *                until a probe sent on it once the hold is over is
+ *                answered;
+ *   ASSUMED_BAD  when its score reached ev_bad_score (losses, timeouts and
+ *                unanswered probes attributed to it) or after a SACK
+ *                M=ALWAYS_SKIP, until a probe sent on it is answered (or
+ *                an endpoint EV probe on it succeeds);
  *   DENIED       set and cleared by the controller only (profile reload).
  *
  * When one more exclusion would leave fewer than ev_min_active EVs usable,
  * the least bad excluded EV stays in use ("held").  Every state change is
  * reported to the netlink family, which filters and rate-limits.  The
  * per-QP EV timer wakes the requester's tasklet when a SKIP hold ends or an
- * ASSUMED_BAD EV is due for its next probe; nothing else is timed.
+ * excluded EV is due for its next probe; nothing else is timed.
+ *
+ * The score is the evidence against an EV's path: a loss the SACKs show
+ * (ev_loss_pts), a timeout, a trim, an ECN echo, a probe unanswered add to
+ * it; each delivery of a packet sent on it takes one off.  One random loss
+ * among 64 EVs makes its EV suspect for a probe's round trip; an EV whose
+ * every packet is lost is condemned by the probes that follow its first
+ * loss, never carrying data meanwhile.
  *
  * Everything runs under qp->dp.lock unless said otherwise.
  */
@@ -41,9 +52,13 @@ unsigned int mrc_param_ev_probe_rtos = MRC_DEFAULT_EV_PROBE_RTOS;
 module_param_named(ev_probe_rtos, mrc_param_ev_probe_rtos, uint, 0644);
 MODULE_PARM_DESC(ev_probe_rtos, "An ASSUMED_BAD EV is probed every this many RTOs (default 4; 1 ms to 1 s)");
 
-bool mrc_param_ev_loss_bad = MRC_DEFAULT_EV_LOSS_BAD;
-module_param_named(ev_loss_bad, mrc_param_ev_loss_bad, bool, 0644);
-MODULE_PARM_DESC(ev_loss_bad, "A packet the SACKs show silently lost makes its EV ASSUMED_BAD, as a timeout does (default Y)");
+unsigned int mrc_param_ev_loss_pts = MRC_DEFAULT_EV_LOSS_PTS;
+module_param_named(ev_loss_pts, mrc_param_ev_loss_pts, uint, 0644);
+MODULE_PARM_DESC(ev_loss_pts, "Score a packet the SACKs show lost adds to its EV (default 8: suspect; 0: none; ev_bad_score: condemned at once)");
+
+unsigned int mrc_param_ev_bad_score = MRC_DEFAULT_EV_BAD_SCORE;
+module_param_named(ev_bad_score, mrc_param_ev_bad_score, uint, 0644);
+MODULE_PARM_DESC(ev_bad_score, "Score at which an EV is ASSUMED_BAD (default 32: a loss and three unanswered probes)");
 
 /* The highest port bit of a peer-down mask. */
 #define MRC_EV_PORT_BITS	32
@@ -187,27 +202,61 @@ static u32 mrc_ev_probe_ival(const struct mrc_qp_dp *dp)
 		       MRC_EV_PROBE_MIN_US, MRC_EV_PROBE_MAX_US);
 }
 
+/* How long a suspect EV's probe has to be answered: an RTO. */
+static u32 mrc_ev_verify_ival(const struct mrc_qp_dp *dp)
+{
+	return clamp_t(u32, dp->rto.timeout_us, MRC_EV_PROBE_MIN_US,
+		       MRC_EV_PROBE_MAX_US);
+}
+
+/* When an EV's next step is due, @hold and @ival given. */
+struct mrc_ev_times {
+	u32 now;
+	u32 hold;			/* SKIP hold */
+	u32 ival;			/* ASSUMED_BAD probe interval */
+	u32 verify;			/* a suspect's probe's answer */
+};
+
+static void mrc_ev_times(struct mrc_qp *qp, struct mrc_ev_times *t)
+{
+	t->now = mrc_now_us();
+	t->hold = mrc_profile_skip_hold_us(qp->dev);
+	t->ival = mrc_ev_probe_ival(&qp->dp);
+	t->verify = mrc_ev_verify_ival(&qp->dp);
+}
+
+/*
+ * Microseconds until slot @s needs the tasklet (0: now; U32_MAX: never):
+ * its SKIP hold ends, or it is due for a probe (a suspect one once its
+ * hold is over, and again an RTO after each unanswered one).
+ */
+static u32 mrc_ev_wait(const struct mrc_ev_slot *s, const struct mrc_ev_times *t)
+{
+	bool probed = s->flags & MRC_EV_SLOT_PROBED;
+	u32 elapsed = t->now - s->since_us, period;
+
+	if (s->state == MRC_EV_STATE_SKIP)
+		period = probed ? t->verify : t->hold;
+	else if (s->state == MRC_EV_STATE_ASSUMED_BAD)
+		period = probed ? t->ival : 0;
+	else
+		return U32_MAX;
+	return elapsed < period ? period - elapsed : 0;
+}
+
 /* Wake the tasklet when the next SKIP hold ends or the next probe is due. */
-static void mrc_ev_arm(struct mrc_qp *qp, u32 now)
+static void mrc_ev_arm(struct mrc_qp *qp)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
-	u32 hold, ival, wait = U32_MAX, elapsed, i;
+	u32 wait = U32_MAX, i;
+	struct mrc_ev_times t;
 	unsigned long expires;
 
 	if (!dp->ev.nskip && !dp->ev.nbad)
 		return;
-	hold = mrc_profile_skip_hold_us(qp->dev);
-	ival = mrc_ev_probe_ival(dp);
-	for (i = 0; i < dp->ev.count; i++) {
-		struct mrc_ev_slot *s = &dp->ev.slots[i];
-
-		elapsed = now - s->since_us;
-		if (s->state == MRC_EV_STATE_SKIP)
-			wait = min(wait, elapsed < hold ? hold - elapsed : 0);
-		else if (s->state == MRC_EV_STATE_ASSUMED_BAD)
-			wait = min(wait, !(s->flags & MRC_EV_SLOT_PROBED) ? 0 :
-				   elapsed < ival ? ival - elapsed : 0);
-	}
+	mrc_ev_times(qp, &t);
+	for (i = 0; i < dp->ev.count; i++)
+		wait = min(wait, mrc_ev_wait(&dp->ev.slots[i], &t));
 	if (wait == U32_MAX)
 		return;
 	expires = jiffies + max(1UL, usecs_to_jiffies(wait));
@@ -241,10 +290,13 @@ static void mrc_ev_set(struct mrc_qp *qp, u32 slot, u32 state, u32 reason)
 		mrc_counter_inc(qp->dev, MRC_CNT_EV_ASSUMED_BAD);
 		break;
 	case MRC_EV_STATE_GOOD:
-		if (prev == MRC_EV_STATE_SKIP)
+		if (reason == MRC_EV_REASON_HOLD_EXPIRED)
 			mrc_counter_inc(qp->dev, MRC_CNT_EV_SKIP_EXPIRED);
-		else if (prev == MRC_EV_STATE_ASSUMED_BAD)
+		else if (reason == MRC_EV_REASON_PROBE)
 			mrc_counter_inc(qp->dev, MRC_CNT_EV_RECOVERED);
+		/* A probe across it answered: the evidence is void. */
+		if (reason == MRC_EV_REASON_PROBE)
+			s->score = 0;
 		break;
 	default:
 		break;
@@ -260,7 +312,7 @@ static void mrc_ev_set(struct mrc_qp *qp, u32 slot, u32 state, u32 reason)
 		dp->ev.due = true;
 		mrc_req_kick(qp);
 	} else {
-		mrc_ev_arm(qp, now);
+		mrc_ev_arm(qp);
 	}
 }
 
@@ -269,7 +321,8 @@ static void mrc_ev_expire(struct mrc_qp *qp, u32 slot, u32 now, u32 hold)
 {
 	struct mrc_ev_slot *s = &qp->dp.ev.slots[slot];
 
-	if (s->state == MRC_EV_STATE_SKIP && now - s->since_us >= hold)
+	if (s->state == MRC_EV_STATE_SKIP && !(s->flags & MRC_EV_SLOT_SUSPECT) &&
+	    now - s->since_us >= hold)
 		mrc_ev_set(qp, slot, MRC_EV_STATE_GOOD,
 			   MRC_EV_REASON_HOLD_EXPIRED);
 }
@@ -356,44 +409,137 @@ void mrc_ev_echo(struct mrc_qp *qp, u32 entropy, u32 hint, u32 state,
 	if (slot == MRC_EV_NONE)
 		return;
 	s = &dp->ev.slots[slot];
+	if (reason == MRC_EV_REASON_ECN || reason == MRC_EV_REASON_TRIM)
+		s->score = min_t(u32, s->score + (reason == MRC_EV_REASON_ECN ?
+				 MRC_EV_PTS_ECN : MRC_EV_PTS_TRIM), MRC_EV_SCORE_MAX);
 	switch (s->state) {
 	case MRC_EV_STATE_GOOD:
 		mrc_ev_set(qp, slot, state, reason);
 		break;
 	case MRC_EV_STATE_SKIP:
-		if (state == MRC_EV_STATE_SKIP)
-			s->since_us = mrc_now_us();
-		else
+		/* A suspect's clock times its probe: left alone. */
+		if (state != MRC_EV_STATE_SKIP)
 			mrc_ev_set(qp, slot, state, reason);
+		else if (!(s->flags & MRC_EV_SLOT_SUSPECT))
+			s->since_us = mrc_now_us();
 		break;
 	default:
 		break;
 	}
 }
 
-/* Slot @slot lost a packet without a trace: ASSUMED_BAD for @reason. */
-static void mrc_ev_condemn(struct mrc_qp *qp, u32 slot, u32 reason)
+/* The counters of score crossings, by what made them. */
+static void mrc_ev_count_crossing(struct mrc_qp *qp, bool bad, u32 cause)
 {
-	u32 state;
+	bool timeout = cause == MRC_EV_REASON_TIMEOUT;
 
-	if (slot >= qp->dp.ev.count)
+	if (cause != MRC_EV_REASON_LOSS && !timeout)
 		return;
-	state = qp->dp.ev.slots[slot].state;
-	if (state == MRC_EV_STATE_GOOD || state == MRC_EV_STATE_SKIP)
-		mrc_ev_set(qp, slot, MRC_EV_STATE_ASSUMED_BAD, reason);
+	if (bad)
+		mrc_counter_inc(qp->dev, timeout ? MRC_CNT_EV_BAD_TIMEOUT :
+				MRC_CNT_EV_BAD_LOSS);
+	else
+		mrc_counter_inc(qp->dev, timeout ? MRC_CNT_EV_SUSPECT_TIMEOUT :
+				MRC_CNT_EV_SUSPECT_LOSS);
+}
+
+/**
+ * mrc_ev_evidence - @pts more against slot @slot's path
+ * @qp: the QP
+ * @slot: the slot (out of range: ignored)
+ * @pts: score to add
+ * @cause: MRC_EV_REASON_* of the evidence
+ *
+ * At ev_bad_score a GOOD or SKIP EV is ASSUMED_BAD (the event names the
+ * cause that made it suspect, if it was); at MRC_EV_SUSPECT_SCORE a GOOD
+ * or SKIP one becomes suspect.  ECN and trims add to the score (a loss
+ * after them condemns sooner) but change no state by themselves: they
+ * already SKIP the EV, and congestion is not a broken path.
+ */
+static void mrc_ev_evidence(struct mrc_qp *qp, u32 slot, u32 pts, u32 cause)
+{
+	struct mrc_ev_slot *s;
+	u32 bad = max(READ_ONCE(mrc_param_ev_bad_score), 1U);
+
+	if (slot >= qp->dp.ev.count || !pts)
+		return;
+	s = &qp->dp.ev.slots[slot];
+	s->score = min_t(u32, s->score + pts, MRC_EV_SCORE_MAX);
+	if (s->state != MRC_EV_STATE_GOOD && s->state != MRC_EV_STATE_SKIP)
+		return;
+	if (s->flags & MRC_EV_SLOT_SUSPECT)
+		cause = s->cause;
+	else if (cause != MRC_EV_REASON_LOSS && cause != MRC_EV_REASON_TIMEOUT)
+		return;
+	if (s->score >= bad) {
+		mrc_ev_count_crossing(qp, true, cause);
+		mrc_ev_set(qp, slot, MRC_EV_STATE_ASSUMED_BAD, cause);
+		return;
+	}
+	if (s->score < MRC_EV_SUSPECT_SCORE || (s->flags & MRC_EV_SLOT_SUSPECT))
+		return;
+	mrc_ev_count_crossing(qp, false, cause);
+	mrc_ev_set(qp, slot, MRC_EV_STATE_SKIP, cause);
+	/* Already SKIP (ECN, trim): no state change, the hold restarts. */
+	s->since_us = mrc_now_us();
+	s->flags = (s->flags & MRC_EV_SLOT_HELD) | MRC_EV_SLOT_SUSPECT;
+	s->cause = cause;
+	mrc_ev_arm(qp);
+}
+
+/*
+ * A loss or timeout on a suspect EV tells nothing new: what it lost was
+ * sent before it became suspect, or while it was held for ev_min_active
+ * (when many EVs are suspect at once: counting those would condemn the
+ * held ones for random losses).  A suspect is judged by its probes.
+ */
+static bool mrc_ev_news(struct mrc_qp *qp, u32 slot)
+{
+	return !(qp->dp.ev.slots[slot].flags & MRC_EV_SLOT_SUSPECT);
 }
 
 /* A retransmission timeout, attributed to the EV in slot @slot. */
 void mrc_ev_timeout(struct mrc_qp *qp, u32 slot)
 {
-	mrc_ev_condemn(qp, slot, MRC_EV_REASON_TIMEOUT);
+	if (slot < qp->dp.ev.count && mrc_ev_news(qp, slot))
+		mrc_ev_evidence(qp, slot, MRC_EV_PTS_TIMEOUT,
+				MRC_EV_REASON_TIMEOUT);
 }
 
 /* The SACKs show the packet last sent on slot @slot silently lost. */
 void mrc_ev_loss(struct mrc_qp *qp, u32 slot)
 {
-	if (READ_ONCE(mrc_param_ev_loss_bad))
-		mrc_ev_condemn(qp, slot, MRC_EV_REASON_LOSS);
+	if (slot < qp->dp.ev.count && mrc_ev_news(qp, slot))
+		mrc_ev_evidence(qp, slot, READ_ONCE(mrc_param_ev_loss_pts),
+				MRC_EV_REASON_LOSS);
+}
+
+/*
+ * The packet whose loss was put on slot @slot arrived after all, before
+ * it was resent: the loss's points come off, and a suspect made so by a
+ * loss whose score falls below the threshold is GOOD again.
+ */
+void mrc_ev_unloss(struct mrc_qp *qp, u32 slot)
+{
+	struct mrc_ev_slot *s;
+	u32 pts = READ_ONCE(mrc_param_ev_loss_pts);
+
+	if (slot >= qp->dp.ev.count)
+		return;
+	s = &qp->dp.ev.slots[slot];
+	s->score -= min_t(u32, s->score, pts);
+	if (s->state != MRC_EV_STATE_SKIP || !(s->flags & MRC_EV_SLOT_SUSPECT) ||
+	    s->cause != MRC_EV_REASON_LOSS || s->score >= MRC_EV_SUSPECT_SCORE)
+		return;
+	mrc_counter_inc(qp->dev, MRC_CNT_EV_SUSPECT_SPURIOUS);
+	mrc_ev_set(qp, slot, MRC_EV_STATE_GOOD, MRC_EV_REASON_SPURIOUS);
+}
+
+/* A packet last sent on slot @slot was delivered: one off its score. */
+void mrc_ev_delivered(struct mrc_qp *qp, u32 slot)
+{
+	if (slot < qp->dp.ev.count && qp->dp.ev.slots[slot].score)
+		qp->dp.ev.slots[slot].score--;
 }
 
 /*
@@ -411,7 +557,8 @@ void mrc_ev_probe_answer(struct mrc_qp *qp, u16 id, u32 entropy)
 	for (i = 0; i < dp->ev.count; i++) {
 		struct mrc_ev_slot *s = &dp->ev.slots[i];
 
-		if (s->state != MRC_EV_STATE_ASSUMED_BAD ||
+		if ((s->state != MRC_EV_STATE_ASSUMED_BAD &&
+		     s->state != MRC_EV_STATE_SKIP) ||
 		    !(s->flags & MRC_EV_SLOT_PROBED) ||
 		    mrc_ev_value(&dp->ev.paths[i]) != entropy)
 			continue;
@@ -423,31 +570,49 @@ void mrc_ev_probe_answer(struct mrc_qp *qp, u16 id, u32 entropy)
 	}
 }
 
+/* Slot @s needs a probe now, the timer says: is it (still) due one? */
+static bool mrc_ev_probe_due(struct mrc_qp *qp, u32 slot,
+			     const struct mrc_ev_times *t)
+{
+	struct mrc_ev_slot *s = &qp->dp.ev.slots[slot];
+
+	if (s->state == MRC_EV_STATE_SKIP && !(s->flags & MRC_EV_SLOT_SUSPECT))
+		return false;
+	if (mrc_ev_wait(s, t))
+		return false;
+	if (s->state == MRC_EV_STATE_SKIP && (s->flags & MRC_EV_SLOT_PROBED)) {
+		/* A suspect's probe went unanswered for an RTO. */
+		mrc_ev_evidence(qp, slot, MRC_EV_PTS_PROBE_LOST, s->cause);
+		/* Now ASSUMED_BAD, it is probed at once all the same. */
+	}
+	return s->state == MRC_EV_STATE_SKIP ||
+	       s->state == MRC_EV_STATE_ASSUMED_BAD;
+}
+
 /**
  * mrc_ev_tick - the EV timer's work, from the requester's tasklet
  * @qp: the QP, sending (RTS or SQD)
  * @txq: where probes are queued
  *
- * Ends the SKIP holds that are over and probes the ASSUMED_BAD EVs that
- * are due (at most MRC_EV_PROBE_BURST per run), then re-arms the timer.
+ * Ends the SKIP holds that are over, judges the suspect EVs' probes and
+ * probes the suspect and ASSUMED_BAD EVs that are due (at most
+ * MRC_EV_PROBE_BURST per run), then re-arms the timer.
  */
 void mrc_ev_tick(struct mrc_qp *qp, struct sk_buff_head *txq)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
-	u32 now = mrc_now_us(), budget = MRC_EV_PROBE_BURST, hold, ival, i;
+	u32 budget = MRC_EV_PROBE_BURST, i;
+	struct mrc_ev_times t;
 
 	dp->ev.due = false;
 	if (!dp->ev.nskip && !dp->ev.nbad)
 		return;
-	hold = mrc_profile_skip_hold_us(qp->dev);
-	ival = mrc_ev_probe_ival(dp);
+	mrc_ev_times(qp, &t);
 	for (i = 0; i < dp->ev.count; i++) {
 		struct mrc_ev_slot *s = &dp->ev.slots[i];
 
-		mrc_ev_expire(qp, i, now, hold);
-		if (s->state != MRC_EV_STATE_ASSUMED_BAD || !budget ||
-		    ((s->flags & MRC_EV_SLOT_PROBED) &&
-		     now - s->since_us < ival))
+		mrc_ev_expire(qp, i, t.now, t.hold);
+		if (!budget || !mrc_ev_probe_due(qp, i, &t))
 			continue;
 		if (!mrc_req_ev_probe(qp, i, txq))
 			break;
@@ -455,10 +620,10 @@ void mrc_ev_tick(struct mrc_qp *qp, struct sk_buff_head *txq)
 			s->probe_first = dp->rto.probe_id;
 			s->flags |= MRC_EV_SLOT_PROBED;
 		}
-		s->since_us = now;
+		s->since_us = t.now;
 		budget--;
 	}
-	mrc_ev_arm(qp, now);
+	mrc_ev_arm(qp);
 }
 
 static void mrc_ev_timer(struct timer_list *t)
@@ -639,7 +804,7 @@ void mrc_ev_qp_reload(struct mrc_qp *qp)
 	mrc_ev_release(qp);
 	if (excluded)
 		mrc_ev_hold(qp);
-	mrc_ev_arm(qp, now);
+	mrc_ev_arm(qp);
 out:
 	spin_unlock_bh(&dp->lock);
 	kfree(r);

@@ -34,16 +34,20 @@ struct mrc_path {
  * MRC_EV_STATE_* bit.
  */
 struct mrc_ev_slot {
-	u32 since_us;			/* SKIP: entered; ASSUMED_BAD: probed */
-	u16 probe_first;		/* ASSUMED_BAD: its first probe's id */
+	u32 since_us;			/* SKIP: entered; probed: last probe */
+	u16 probe_first;		/* probed: its first probe's id */
+	u16 score;			/* evidence against its path */
 	u8 state;
 	u8 flags;			/* MRC_EV_SLOT_* */
+	u8 cause;			/* suspect: MRC_EV_REASON_* that made it */
 };
 
 /* Excluded, yet kept in use so that ev_min_active EVs stay usable. */
 #define MRC_EV_SLOT_HELD	BIT(0)
-/* ASSUMED_BAD and probed since: probe_first is valid. */
+/* ASSUMED_BAD or suspect, and probed since: probe_first is valid. */
 #define MRC_EV_SLOT_PROBED	BIT(1)
+/* SKIP for its score: GOOD again only once a probe on it is answered. */
+#define MRC_EV_SLOT_SUSPECT	BIT(2)
 
 /* The QP's EVs: slot i of its EV profile (or built-in set) is paths[i]. */
 struct mrc_qp_evs {
@@ -88,6 +92,8 @@ void mrc_ev_echo(struct mrc_qp *qp, u32 entropy, u32 hint, u32 state,
 		 u32 reason);
 void mrc_ev_timeout(struct mrc_qp *qp, u32 slot);
 void mrc_ev_loss(struct mrc_qp *qp, u32 slot);
+void mrc_ev_unloss(struct mrc_qp *qp, u32 slot);
+void mrc_ev_delivered(struct mrc_qp *qp, u32 slot);
 void mrc_ev_probe_answer(struct mrc_qp *qp, u16 id, u32 entropy);
 void mrc_ev_tick(struct mrc_qp *qp, struct sk_buff_head *txq);
 

@@ -203,7 +203,7 @@ struct mrc_seth {
 	__be32 entropy;		/* EV of the packet that triggered this SACK */
 	__be16 scid;
 	__be16 dcid;
-	u8 rsvd;
+	u8 dups;		/* ours: duplicates received, modulo 256 */
 	u8 cack_psn[3];
 	u8 cc;			/* cc_type (4) | cc_flags (4) */
 	u8 mpr;			/* units of MRC_MPR_UNIT PSNs */

@@ -38,7 +38,7 @@ MODULE_PARM_DESC(ev_count, "Entropy values per QP under plain verbs (1-256, defa
 
 unsigned int mrc_param_dupthresh = MRC_DEFAULT_DUPTHRESH;
 module_param_named(dupthresh, mrc_param_dupthresh, uint, 0644);
-MODULE_PARM_DESC(dupthresh, "Later PSNs delivered before a missing one is resent (default 3)");
+MODULE_PARM_DESC(dupthresh, "Also resend a PSN once this many later PSNs are SACKed, beside the reordering window (default 0: off)");
 
 unsigned int mrc_param_rto_min_us = MRC_DEFAULT_RTO_MIN_US;
 module_param_named(rto_min_us, mrc_param_rto_min_us, uint, 0644);

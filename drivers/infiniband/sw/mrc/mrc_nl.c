@@ -626,6 +626,43 @@ static int mrc_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 
 /* --- qp-get ---------------------------------------------------------------------- */
 
+/* The room one qp-get message takes at most: its EVs dominate. */
+#define MRC_NL_QP_MSG_SIZE	(NLMSG_DEFAULT_SIZE + MRC_MAX_EV_COUNT * \
+				 (nla_total_size(0) + 3 * nla_total_size(sizeof(u32))))
+
+/*
+ * The requester's loss detection and the EVs as its datapath sees them,
+ * under dp.lock: one consistent snapshot.
+ */
+static int mrc_nl_qp_put_dp(struct sk_buff *skb, struct mrc_qp *qp)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	struct nlattr *nest;
+	int err = 0;
+	u32 i;
+
+	spin_lock_bh(&dp->lock);
+	if (nla_put_u32(skb, MRC_A_QP_SRTT_US, dp->rto.srtt_us) ||
+	    nla_put_u32(skb, MRC_A_QP_MIN_RTT_US, dp->rack.min_rtt_us) ||
+	    nla_put_u32(skb, MRC_A_QP_REO_WND_US, mrc_rack_reo_wnd_us(qp))) {
+		err = -EMSGSIZE;
+		goto out;
+	}
+	for (i = 0; i < dp->ev.count; i++) {
+		nest = nla_nest_start(skb, MRC_A_QP_EV);
+		if (!nest || nla_put_u32(skb, MRC_A_QP_EV_INDEX, i) ||
+		    nla_put_u32(skb, MRC_A_QP_EV_STATE, dp->ev.slots[i].state) ||
+		    nla_put_u32(skb, MRC_A_QP_EV_SCORE, dp->ev.slots[i].score)) {
+			err = -EMSGSIZE;
+			goto out;
+		}
+		nla_nest_end(skb, nest);
+	}
+out:
+	spin_unlock_bh(&dp->lock);
+	return err;
+}
+
 /*
  * One qp-get message.  Under rcu_read_lock(): the QP stays bound (and its
  * memory valid) until destroy has waited for readers.
@@ -653,7 +690,8 @@ static int mrc_nl_qp_fill(struct sk_buff *skb, struct mrc_dev *dev,
 	     nla_put(skb, MRC_A_QP_PEER_GID, MRC_GID_LEN,
 		     qp->path.dgid.raw)) ||
 	    nla_put_u32(skb, MRC_A_QP_EV_COUNT, READ_ONCE(qp->dp.ev.count)) ||
-	    nla_put_u32(skb, MRC_A_QP_EV_USABLE, mrc_ev_qp_usable(qp))) {
+	    nla_put_u32(skb, MRC_A_QP_EV_USABLE, mrc_ev_qp_usable(qp)) ||
+	    mrc_nl_qp_put_dp(skb, qp)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -686,7 +724,7 @@ static int mrc_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_ATTR_MISS(info->extack, NULL, MRC_A_QP_QPN);
 		return -EINVAL;
 	}
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	msg = genlmsg_new(MRC_NL_QP_MSG_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	qp = mrc_qp_lookup(dev, nla_get_u32(qpn));

@@ -81,7 +81,30 @@
 #define MRC_DEFAULT_EV_SKIP_HOLD_US	1000	/* SKIP -> GOOD after this */
 #define MRC_EV_SPORT_BASE		49152	/* EVs map into 49152-65535 */
 #define MRC_EV_SPORT_SPAN		16384
-#define MRC_DEFAULT_DUPTHRESH		3	/* (p) later PSNs before a resend */
+/*
+ * (p) The older loss rule beside the reordering window: a PSN with this
+ * many later PSNs SACKed is lost too.  0 (the default): time alone.
+ */
+#define MRC_DEFAULT_DUPTHRESH		0
+/*
+ * Loss detection (mrc_rack.c; Documentation/mrc/design.rst "Loss
+ * detection").  The reordering window is reo_mult quarters of the minimum
+ * RTT: MRC_REO_MULT_INIT to begin with, a quarter more per RTT in which
+ * the responder reports a spurious resend, at most MRC_REO_MULT_MAX and
+ * never past srtt + 4 rttvar; MRC_REO_DECAY_LOSSES rounds (an RTT each)
+ * that find losses with no widening meanwhile take a quarter off.
+ */
+#define MRC_REO_MULT_INIT		1
+#define MRC_REO_MULT_MAX		64
+#define MRC_REO_DECAY_LOSSES		16
+/* An RTT sample counts as at least one TSETH unit (coarse: 32.8 us). */
+#define MRC_REO_RTT_FLOOR_US		33
+/* The minimum RTT: the least sample within this window. */
+#define MRC_MIN_RTT_WIN_US		(10 * USEC_PER_SEC)
+/* A tail loss probe goes out this many smoothed RTTs after the last send. */
+#define MRC_TLP_SRTTS			2
+/* SETH.dups is serial modulo 256: a step of this or more is an older SACK. */
+#define MRC_DUPS_HALF			128
 /*
  * A SACK may name PSNs this far before the oldest unacked one and still be
  * believed (a late copy of an older SACK): one largest window.  Anything
@@ -122,10 +145,25 @@
  */
 #define MRC_DEFAULT_EV_MIN_ACTIVE	8
 /*
- * A packet the SACKs show lost without a trace (no trim NACK) condemns the
- * EV it went on, as a timeout does (p): a silent loss points at the path.
+ * EV health by evidence (mrc_ev.c; design.rst "EV health").  Each slot
+ * keeps a score: points for what points at its path, one off for every
+ * packet sent on it that is delivered.  At MRC_EV_SUSPECT_SCORE the EV is
+ * SKIP and suspect: no data goes on it, and once the SKIP hold is over a
+ * probe tests it; an answer makes it GOOD (score cleared), each probe
+ * unanswered for an RTO adds MRC_EV_PTS_PROBE_LOST.  At ev_bad_score (p)
+ * it is ASSUMED_BAD.  A loss alone (ev_loss_pts, p) makes an EV suspect;
+ * three unanswered probes after it condemn it: a random loss of 1% is
+ * then a condemnation once in a million losses, a black hole costs one
+ * data packet per EV.
  */
-#define MRC_DEFAULT_EV_LOSS_BAD		true
+#define MRC_DEFAULT_EV_LOSS_PTS		8
+#define MRC_DEFAULT_EV_BAD_SCORE	32
+#define MRC_EV_SUSPECT_SCORE		8
+#define MRC_EV_PTS_TIMEOUT		16
+#define MRC_EV_PTS_PROBE_LOST		8
+#define MRC_EV_PTS_TRIM			2
+#define MRC_EV_PTS_ECN			1
+#define MRC_EV_SCORE_MAX		U16_MAX
 /* An ASSUMED_BAD EV is probed every this many RTOs (p) ... */
 #define MRC_DEFAULT_EV_PROBE_RTOS	4
 /* ... but never more often than this, nor less often than that. */
@@ -188,7 +226,8 @@ extern unsigned int mrc_param_ep_rate;
 extern unsigned int mrc_param_ev_event_rate;
 extern unsigned int mrc_param_ev_min_active;
 extern unsigned int mrc_param_ev_probe_rtos;
-extern bool mrc_param_ev_loss_bad;
+extern unsigned int mrc_param_ev_loss_pts;
+extern unsigned int mrc_param_ev_bad_score;
 
 /*
  * Endpoint operations (mrc_ep.c): requests in one batch (the device limit

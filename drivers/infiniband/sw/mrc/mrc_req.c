@@ -102,6 +102,7 @@ void mrc_req_start(struct mrc_qp *qp)
 	dp->rto.ack_probe = false;
 	dp->rto.retries = 0;
 	dp->req.nresend = 0;
+	mrc_rack_start(qp);
 	memset(dp->req.txpkts, 0, (dp->req.tx_mask + 1) * sizeof(*dp->req.txpkts));
 }
 
@@ -317,6 +318,7 @@ static int mrc_req_build(struct mrc_qp *qp, u32 psn, bool rtx,
 	/* A resend avoids the EV the lost copy went on. */
 	tp->ev = mrc_ev_select(qp, rtx ? tp->ev : MRC_EV_NONE);
 	tp->sent_us = mrc_now_us();
+	dp->rack.last_send_us = tp->sent_us;
 	mrc_counter_inc(qp->dev, MRC_CNT_TX_DATA_PKTS);
 	if (rtx)
 		mrc_counter_inc(qp->dev, MRC_CNT_RETRANSMITS);
@@ -360,6 +362,9 @@ static int mrc_req_resend(struct mrc_qp *qp, int budget,
 		tp->flags &= ~(MRC_TXPKT_RESEND | MRC_TXPKT_BY_TIMER);
 		dp->req.nresend--;
 		tp->retries++;
+		/* Until the responder's duplicate count says it was spurious. */
+		if (dp->rack.rtx_unproven < MRC_MPR_MAX_PSNS)
+			dp->rack.rtx_unproven++;
 		budget--;
 	}
 	return budget;
@@ -425,6 +430,9 @@ static int mrc_req_send_new(struct mrc_qp *qp, int budget,
 			dp->req.wimm_inflight += imm;
 		}
 		dp->req.psn_next = (dp->req.psn_next + 1) & MRC_PSN_MASK;
+		/* New data: a new flight, which a TLP may follow. */
+		dp->rack.tlp_out = false;
+		dp->rack.tlp_pending = false;
 		dp->req.seg_off += tp->len;
 		if (dp->req.seg_off >= sw->length) {
 			dp->req.seg_index++;
@@ -462,6 +470,8 @@ static bool mrc_req_probe(struct mrc_qp *qp, u32 slot, bool ev,
 	mrc_counter_inc(qp->dev, MRC_CNT_PROBES_SENT);
 	if (ev)
 		mrc_counter_inc(qp->dev, MRC_CNT_EV_PROBES_SENT);
+	else
+		mrc_rack_probe_sent(qp, dp->rto.probe_id);
 	/* Probes travel on the data class, not ECN-capable. */
 	mrc_txq_add(txq, skb, &dp->ev.paths[slot], mrc_param_dscp_data, false);
 	return true;
@@ -532,16 +542,18 @@ static void mrc_req_expire(struct mrc_qp *qp)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
 	struct mrc_txpkt *tp;
-	u32 idle;
+	u32 idle, now = mrc_now_us();
 
 	dp->rto.fired = false;
+	if (mrc_rack_tlp_due(qp, now))
+		dp->rack.tlp_pending = true;
 	if (mrc_req_awaits_ack(qp))
 		tp = &dp->req.txpkts[(dp->req.psn_next - 1) & dp->req.tx_mask];
 	else if (dp->req.una != dp->req.psn_next)
 		tp = &dp->req.txpkts[dp->req.una & dp->req.tx_mask];
 	else
 		return;
-	idle = mrc_now_us() - tp->sent_us;
+	idle = now - tp->sent_us;
 	if (idle < dp->rto.timeout_us) {
 		mod_timer(&dp->rto.timer,
 			  jiffies + usecs_to_jiffies(dp->rto.timeout_us - idle));
@@ -603,8 +615,16 @@ static void mrc_req_task(struct tasklet_struct *t)
 		spin_unlock_bh(&dp->lock);
 		return;
 	}
-	if (dp->rto.fired)
+	if (dp->rto.fired) {
 		mrc_req_expire(qp);
+		/*
+		 * The reorder timer is this one too: what time alone shows
+		 * lost now (after the expiry's re-arming, which it may bring
+		 * forward).
+		 */
+		if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
+			mrc_rack_detect_loss(qp);
+	}
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
 		spin_unlock_bh(&dp->lock);
 		return;
@@ -615,7 +635,16 @@ static void mrc_req_task(struct tasklet_struct *t)
 		budget = mrc_req_send_new(qp, budget, &txq);
 	if (dp->rto.probe_pending) {
 		dp->rto.probe_pending = false;
+		dp->rack.tlp_pending = false;
 		mrc_req_probe(qp, mrc_ev_select(qp, MRC_EV_NONE), false, &txq);
+	}
+	if (dp->rack.tlp_pending) {
+		/* The tail of the flight: its answer shows what is missing. */
+		dp->rack.tlp_pending = false;
+		if (mrc_req_probe(qp, mrc_ev_select(qp, MRC_EV_NONE), false, &txq)) {
+			dp->rack.tlp_out = true;
+			mrc_counter_inc(qp->dev, MRC_CNT_TLP_PROBES_SENT);
+		}
 	}
 	if (dp->ev.due)
 		mrc_ev_tick(qp, &txq);
@@ -636,6 +665,8 @@ static void mrc_req_task(struct tasklet_struct *t)
 		mod_timer(&dp->rto.timer,
 			  jiffies + usecs_to_jiffies(dp->rto.timeout_us));
 	}
+	if (!dp->req.tx_nomem)
+		mrc_rack_arm_tlp(qp);
 	spin_unlock_bh(&dp->lock);
 
 	mrc_net_xmit_list(qp, &txq);

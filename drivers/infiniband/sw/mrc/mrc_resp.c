@@ -80,6 +80,7 @@ void mrc_resp_start(struct mrc_qp *qp)
 	dp->resp.imm_reserved = 0;
 	dp->resp.pkts_since_sack = 0;
 	dp->resp.rcvd_bytes = 0;
+	dp->resp.dups = 0;
 	dp->resp.echo_ts_set = false;
 	bitmap_zero(dp->resp.rcv_bitmap, dp->resp.rcv_mask + 1);
 	memset(dp->resp.rmsgs, 0, (dp->resp.rcv_mask + 1) * sizeof(*dp->resp.rmsgs));
@@ -130,6 +131,7 @@ static void mrc_resp_sack(struct mrc_qp *qp, struct sk_buff_head *txq,
 	seth->ack_psn_off = htons(pr ? (u16)trigger :
 				 mrc_sack_trigger_off(trigger, cack));
 	seth->entropy = htonl(ev);
+	seth->dups = dp->resp.dups;
 	mrc_put24(seth->cack_psn, cack);
 	seth->mpr = dp->resp.mpr / MRC_MPR_UNIT;
 	/* The bitmap starts at cack + 1: bit i is PSN cack + 1 + i. */
@@ -513,6 +515,7 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 		 * resends its last packet when the ACK is late).
 		 */
 		mrc_counter_inc(qp->dev, MRC_CNT_DUPLICATES);
+		dp->resp.dups++;
 		mrc_resp_reply(qp, pkt, txq, &naks, true, true, true);
 		goto out;
 	case MRC_RESP_PSN_BEYOND:

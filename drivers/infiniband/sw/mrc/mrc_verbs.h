@@ -2,7 +2,7 @@
 /*
  * rdma_mrc: the verbs objects (user context, PD, AH, CQ, MR, QP) and the
  * rings they share with userspace.  A QP's data-path state is split by
- * role: requester, EVs, retransmission timer, responder.
+ * role: requester, loss detection, EVs, retransmission timer, responder.
  */
 #ifndef MRC_VERBS_H
 #define MRC_VERBS_H
@@ -16,6 +16,7 @@
 
 #include "mrc_ev.h"
 #include "mrc_param.h"
+#include "mrc_rack.h"
 
 struct mrc_dev;
 struct mrc_peer;
@@ -235,6 +236,7 @@ struct mrc_qp_resp {
 	u16 echo_ts;
 	bool echo_ts_set;
 	u32 rcvd_bytes;			/* for CC_STATE */
+	u8 dups;			/* duplicates received, for SETH.dups */
 };
 
 /*
@@ -248,6 +250,7 @@ struct mrc_qp_dp {
 	struct tasklet_struct task;	/* requester: send, resend */
 	bool stopped;			/* destroy: no more work */
 	struct mrc_qp_req req;
+	struct mrc_qp_rack rack;
 	struct mrc_qp_evs ev;
 	struct mrc_qp_rto rto;
 	struct mrc_qp_resp resp;
