@@ -343,8 +343,23 @@ const struct obj obj_port = {
 
 /* ---- qp ------------------------------------------------------------------------ */
 
+/* One EV of a QP: its slot, its state there, the evidence against it. */
+static void out_qp_ev(const struct nlattr *e)
+{
+	struct tb t;
+
+	tb_nest(&t, e);
+	out_obj_start();
+	OUT_U32(&t, MRC_A_QP_EV_INDEX, "index");
+	OUT_ENUM(&t, MRC_A_QP_EV_STATE, "state", &ev_state_names);
+	OUT_U32(&t, MRC_A_QP_EV_SCORE, "score");
+	out_obj_end();
+}
+
 static int qp_cb(const struct tb *t, void *arg)
 {
+	const struct nlattr *e = NULL;
+
 	(void)arg;
 	out_obj_start();
 	out_dev_head(t, "qpn", MRC_A_QP_QPN);
@@ -356,6 +371,15 @@ static int qp_cb(const struct tb *t, void *arg)
 			attr_len(t->a[MRC_A_QP_PEER_GID]));
 	OUT_U32(t, MRC_A_QP_EV_COUNT, "ev-count");
 	OUT_U32(t, MRC_A_QP_EV_USABLE, "ev-usable");
+	OUT_U32(t, MRC_A_QP_SRTT_US, "srtt-us");
+	OUT_U32(t, MRC_A_QP_MIN_RTT_US, "min-rtt-us");
+	OUT_U32(t, MRC_A_QP_REO_WND_US, "reo-wnd-us");
+	if (tb_count(t, MRC_A_QP_EV)) {
+		out_arr_start("ev");
+		while ((e = tb_next(t, MRC_A_QP_EV, e)))
+			out_qp_ev(e);
+		out_arr_end();
+	}
 	out_obj_end();
 	return 0;
 }

@@ -32,7 +32,8 @@ NAMES(fmt_mode_names, true, "stev", "srv6", "udp");
 NAMES(ev_mode_names, true, "auto", "exp", "gen");
 NAMES(ev_state_names, true, "good", "assumed-bad", "denied", "skip");
 NAMES(ev_reason_names, false, "ecn", "trim", "timeout", "always-skip",
-      "hold-expired", "probe", "controller", "min-active", "loss");
+      "hold-expired", "probe", "controller", "min-active", "loss",
+      "spurious");
 NAMES(caps_names, true, "ev-profile-modify-online",
       "cc-profile-modify-online", "ev-event", "ev-explicit-range",
       "ev-event-precise-drop-cnt", "ep-op-ev-probe",
