@@ -16,20 +16,21 @@
 #    stride, so exactly K = ev_count / 2^BH_BITS of its EVs are
 #    blackholed.  One-packet writes, one in flight at a time (paced by a
 #    delay on eth1): each blackholed EV carries one data packet, lost; the
-#    RTO that follows is attributed to it and it goes ASSUMED_BAD (the
+#    tail loss probe (or the RTO) that follows finds it lost, the EV is
+#    suspect (SKIP, probed) and, its probes unanswered, ASSUMED_BAD (the
 #    RTO floor is raised so that only real loss expires it).  Once K are,
 #    the filter is removed; the probes the requester sends on each
 #    ASSUMED_BAD EV are then answered and the EVs are GOOD again.  The
 #    transfer verifies, with no retry exhausted.  The capture shows the
-#    episodes: a timeout retransmission of a PSN never SACKed condemns
-#    the EV its previous copy went on, a SACK with PR=1 answering a probe
-#    sent on it meanwhile (and echoing it) ends the episode.  Exactly the
-#    K blackholed EVs are condemned once each (a vCPU stalled past the
-#    RTO may condemn others too: reported, and counted below); each
+#    episodes: a retransmission of a PSN never SACKed excludes the EV its
+#    previous copy went on, a SACK with PR=1 answering a probe sent on it
+#    meanwhile (and echoing it) ends the episode.  Exactly the K
+#    blackholed EVs are condemned once each (a vCPU stalled past the RTO
+#    may make others suspect too: reported, and counted below); each
 #    carries exactly one data packet before its answer and data again
-#    after it; no condemned EV carries data.  ev_assumed_bad,
-#    ev_recovered, timeout_retransmits, ev_probes_sent and
-#    ev_probes_answered equal what the capture shows.
+#    after it; no excluded EV carries data.  ev_suspect_*, ev_assumed_bad,
+#    ev_recovered, retransmits, ev_probes_sent and ev_probes_answered
+#    equal what the capture shows.
 # 2. SKIP.  A tbf bottleneck with a red ... ecn child on eth2 marks data
 #    packets CE; each SACK with M=SKIP_ONCE makes its EV SKIP, and the EV
 #    is GOOD again once the SKIP hold time passed: ev_skip > 0, at most
@@ -220,7 +221,7 @@ bh_transfer() {
 	xfer_async bh "$BH_SECS" --size "$BH_SIZE" --iters "$BH_ITERS" \
 		--outstanding 1 --psn "$BH_PSN" --stop-file "$MRC_TMP/bh.stop"
 
-	# Each blackholed EV loses its one packet, and its RTO condemns it.
+	# Each blackholed EV loses its one packet, then its probes: condemned.
 	base=$(counter_at bh.0 "$XFER_DEV_A" ev_assumed_bad)
 	wait_until "$k EVs of $XFER_DEV_A ASSUMED_BAD" "$BH_WAIT_SECS" \
 		hwc_at_least "$XFER_DEV_A" ev_assumed_bad $((base + k))
@@ -252,19 +253,27 @@ bh_transfer() {
 	caps_stop bh_h1
 	tc_clear "$CTL_LINK"
 	counters_show bh.0 bh.2 tx_data_pkts retransmits timeout_retransmits \
-		timeouts retry_exceeded probes_sent probe_sacks_rcvd ev_assumed_bad \
-		ev_recovered ev_probes_sent ev_probes_answered ev_min_active_holds
+		timeouts tlp_probes_sent retry_exceeded probes_sent probe_sacks_rcvd \
+		ev_suspect_loss ev_suspect_timeout ev_assumed_bad ev_recovered \
+		ev_probes_sent ev_probes_answered ev_min_active_holds
 }
 
-# bh_counters: what the device counted agrees with one condemnation and
-# one recovery per lost packet.
+# bh_suspects T1 T2: EVs made suspect between snapshots T1 and T2.
+bh_suspects() {
+	echo $(($(counter_delta "$1" "$2" "$XFER_DEV_A" ev_suspect_loss) +
+		$(counter_delta "$1" "$2" "$XFER_DEV_A" ev_suspect_timeout)))
+}
+
+# bh_counters: what the device counted agrees with one exclusion and one
+# recovery per lost packet.
 bh_counters() {
 	expect_eq "$XFER_DEV_A: every timeout resent one packet" \
 		"$(counter_delta bh.0 bh.2 "$XFER_DEV_A" timeouts)" \
 		"$(counter_delta bh.0 bh.2 "$XFER_DEV_A" timeout_retransmits)"
-	expect_eq "$XFER_DEV_A: every EV that went ASSUMED_BAD recovered" \
-		"$(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_assumed_bad)" \
-		"$(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_recovered)"
+	expect_eq "$XFER_DEV_A: every EV made suspect recovered (or was cleared: its packet came)" \
+		"$(bh_suspects bh.0 bh.2)" \
+		$(($(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_recovered) +
+		$(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_suspect_spurious)))
 	expect_eq "$XFER_DEV_A: no retry exceeded" 0 \
 		"$(counter_delta bh.0 bh.2 "$XFER_DEV_A" retry_exceeded)"
 	expect_eq "$XFER_DEV_A: no min-active hold" 0 \
@@ -295,12 +304,14 @@ bh_capture() {
 	if [ "${R[episodes]}" != "${R[bh_episodes]}" ]; then
 		log "    $((R[episodes] - R[bh_episodes])) spurious expiries (a stalled vCPU) condemned other EVs"
 	fi
-	expect_eq "$XFER_DEV_A ev_assumed_bad = EVs condemned in the capture" \
-		"${R[episodes]}" "$(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_assumed_bad)"
+	expect_eq "$XFER_DEV_A ev_suspect_* = EVs excluded in the capture" \
+		"${R[episodes]}" "$(bh_suspects bh.0 bh.2)"
+	expect_eq "$XFER_DEV_A ev_assumed_bad = the blackholed EVs" \
+		"$k" "$(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_assumed_bad)"
 	expect_eq "$XFER_DEV_A ev_recovered = episodes ended by a probe's answer" \
 		"${R[recovered]}" "$(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_recovered)"
-	expect_eq "$XFER_DEV_A timeout_retransmits = data packets with rtx set" \
-		"${R[rtx]}" "$(counter_delta bh.0 bh.2 "$XFER_DEV_A" timeout_retransmits)"
+	expect_eq "$XFER_DEV_A retransmits = data packets with rtx set" \
+		"${R[rtx]}" "$(counter_delta bh.0 bh.2 "$XFER_DEV_A" retransmits)"
 	expect_eq "$XFER_DEV_A ev_probes_sent = probes on condemned EVs at h1" \
 		"${R[evprobes]}" "$(counter_delta bh.0 bh.2 "$XFER_DEV_A" ev_probes_sent)"
 	expect_eq "$XFER_DEV_A ev_probes_answered = their answers at h1" \
