@@ -125,7 +125,7 @@ local f = {
 	s_entropy  = F.uint32("mrc.seth.entropy", "Entropy", base.HEX),
 	s_scid     = F.uint16("mrc.seth.scid", "Source id", base.HEX),
 	s_dcid     = F.uint16("mrc.seth.dcid", "Destination id", base.HEX),
-	s_rsvd     = F.uint8("mrc.seth.rsvd", "Reserved", base.HEX),
+	s_dups     = F.uint8("mrc.seth.dups", "Duplicates received (rdma_mrc, mod 256)", base.DEC),
 	s_cack     = F.uint24("mrc.seth.cack_psn", "Cumulative ACK PSN", base.DEC),
 	s_cctype   = F.uint8("mrc.seth.cc_type", "CC type", base.DEC, nil, 0xF0),
 	s_ccflags  = F.uint8("mrc.seth.cc_flags", "CC flags", base.HEX, nil, 0x0F),
@@ -630,7 +630,7 @@ local function dissect_sack(c, b)
 	st:add(f.s_entropy, t(o + 4, 4))
 	st:add(f.s_scid, t(o + 8, 2))
 	st:add(f.s_dcid, t(o + 10, 2))
-	st:add(f.s_rsvd, t(o + 12, 1))
+	st:add(f.s_dups, t(o + 12, 1))
 	local ci = st:add(f.s_cack, t(o + 13, 3))
 	st:add(f.s_cctype, t(o + 16, 1))
 	st:add(f.s_ccflags, t(o + 16, 1))

@@ -172,10 +172,11 @@ def _aeth(hdr):
 
 
 def _sack(hdr):
-    (flags, ackoff, ev, _, _, _, cack, cc, mpr, sackoff,
+    (flags, ackoff, ev, _, _, dups, cack, cc, mpr, sackoff,
      bitmap) = SETH.unpack_from(hdr)
     f = {"flags": flags, "m": (flags >> SETH_M_SHIFT) & 3,
          "pr": int(bool(flags & SETH_PR)), "ackoff": ackoff, "ev": ev,
+         "dups": dups,
          "cack": be(cack), "cc": cc, "mpr": mpr, "sackoff": sackoff,
          "bitmap": bitmap}
     if len(hdr) >= SETH_LEN + CC_STATE_LEN:
