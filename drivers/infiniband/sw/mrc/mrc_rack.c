@@ -47,7 +47,11 @@ static void mrc_rack_advance(struct mrc_qp_rack *rack, u32 sent_us)
 	rack->valid = true;
 }
 
-/* A control packet for the requester arrived: the time its work uses. */
+/*
+ * The time the work that follows uses (one clock read, not one per
+ * delivery): a control packet for the requester arrived, or the timer
+ * expired.
+ */
 void mrc_rack_begin(struct mrc_qp *qp)
 {
 	qp->dp.rack.now_us = mrc_now_us();
@@ -75,7 +79,7 @@ void mrc_rack_delivered(struct mrc_qp *qp, const struct mrc_txpkt *tp)
 void mrc_rack_rtt(struct mrc_qp *qp, u32 sample_us)
 {
 	struct mrc_qp_rack *rack = &qp->dp.rack;
-	u32 now = mrc_now_us();
+	u32 now = rack->now_us;
 
 	sample_us = max_t(u32, sample_us, MRC_REO_RTT_FLOOR_US);
 	if (!rack->min_rtt_us || sample_us <= rack->min_rtt_us ||
@@ -191,7 +195,7 @@ static void mrc_rack_mark_lost(struct mrc_qp *qp, struct mrc_txpkt *tp)
  * reorder timer is set.  First sends go out in PSN order, so the first one
  * that cannot be judged now ends the walk: every later first send is more
  * recent still, and so is every resend of a later PSN.  From a SACK, and
- * from the timer.
+ * from the timer; after mrc_rack_begin().
  */
 void mrc_rack_detect_loss(struct mrc_qp *qp)
 {
@@ -199,7 +203,7 @@ void mrc_rack_detect_loss(struct mrc_qp *qp)
 	struct mrc_qp_rack *rack = &dp->rack;
 	u32 thresh = READ_ONCE(mrc_param_dupthresh);
 	u32 reo = mrc_rack_reo_wnd_us(qp);
-	u32 now = mrc_now_us(), wait = U32_MAX, due;
+	u32 now = rack->now_us, wait = U32_MAX, due;
 	bool found = false;
 	u32 psn;
 

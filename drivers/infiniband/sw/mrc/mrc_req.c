@@ -622,8 +622,10 @@ static void mrc_req_task(struct tasklet_struct *t)
 		 * lost now (after the expiry's re-arming, which it may bring
 		 * forward).
 		 */
-		if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
+		if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) {
+			mrc_rack_begin(qp);
 			mrc_rack_detect_loss(qp);
+		}
 	}
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
 		spin_unlock_bh(&dp->lock);
