@@ -13,8 +13,8 @@
 #
 # 1. `make -C <repo> install` (copies what `make` built: module, provider);
 #    skipped with --no-install.
-# 2. Runs each test of tests.list (or those named) under its timeout and
-#    prints TAP 13, the test's own output indented as "# " comments.  C
+# 2. Runs each test of tests.list but the "extra" ones (or those named)
+#    under its timeout and prints TAP 13, the test's own output indented as "# " comments.  C
 #    tests run inside with_device.sh, which gives them an mrc device.
 # 3. After each test checks that the system is back to its state from
 #    before the first test: no new rdma link, `rdma res` as before, no new
@@ -65,11 +65,13 @@ usage() {
 
 # --- the list -------------------------------------------------------------
 
-declare -a ALL_NAMES=()
+declare -a ALL_NAMES=() DEFAULT_NAMES=()
 declare -A TIMEOUT_OF=()
-while read -r name timeout _; do
+while read -r name timeout kind _; do
 	[ -n "$name" ] || continue
 	ALL_NAMES+=("$name")
+	# "extra": run only when named (tests.list says why).
+	[ "${kind:-}" = extra ] || DEFAULT_NAMES+=("$name")
 	TIMEOUT_OF[$name]=$((${timeout:-$DEFAULT_TIMEOUT} * TIMEOUT_SCALE))
 done <<<"$(sed -e 's/#.*//' "$TEST_LIST")"
 
@@ -98,7 +100,7 @@ if [ ${#selected[@]} -eq 0 ] && [ -n "${TESTS:-}" ]; then
 	read -r -a selected <<<"$TESTS"
 fi
 if [ ${#selected[@]} -eq 0 ]; then
-	selected=("${ALL_NAMES[@]}")
+	selected=("${DEFAULT_NAMES[@]}")
 fi
 # TEST:CASE,...: the cases, as -t arguments, in CASES_OF[TEST:CASE,...].
 declare -A CASES_OF=()
