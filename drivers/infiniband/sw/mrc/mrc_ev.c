@@ -202,11 +202,14 @@ static u32 mrc_ev_probe_ival(const struct mrc_qp_dp *dp)
 		       MRC_EV_PROBE_MIN_US, MRC_EV_PROBE_MAX_US);
 }
 
-/* How long a suspect EV's probe has to be answered: an RTO. */
+/*
+ * How long a suspect EV's probe has to be answered: as long as an
+ * ASSUMED_BAD EV's. One RTO (1 ms at the floor) is shorter than a probe's
+ * round trip through a busy responder, and condemned paths that worked.
+ */
 static u32 mrc_ev_verify_ival(const struct mrc_qp_dp *dp)
 {
-	return clamp_t(u32, dp->rto.timeout_us, MRC_EV_PROBE_MIN_US,
-		       MRC_EV_PROBE_MAX_US);
+	return mrc_ev_probe_ival(dp);
 }
 
 /* When an EV's next step is due, @hold and @ival given. */
@@ -228,7 +231,7 @@ static void mrc_ev_times(struct mrc_qp *qp, struct mrc_ev_times *t)
 /*
  * Microseconds until slot @s needs the tasklet (0: now; U32_MAX: never):
  * its SKIP hold ends, or it is due for a probe (a suspect one once its
- * hold is over, and again an RTO after each unanswered one).
+ * hold is over, and again ev_probe_rtos RTOs after each unanswered one).
  */
 static u32 mrc_ev_wait(const struct mrc_ev_slot *s, const struct mrc_ev_times *t)
 {
@@ -581,7 +584,7 @@ static bool mrc_ev_probe_due(struct mrc_qp *qp, u32 slot,
 	if (mrc_ev_wait(s, t))
 		return false;
 	if (s->state == MRC_EV_STATE_SKIP && (s->flags & MRC_EV_SLOT_PROBED)) {
-		/* A suspect's probe went unanswered for an RTO. */
+		/* A suspect's probe went unanswered in time. */
 		mrc_ev_evidence(qp, slot, MRC_EV_PTS_PROBE_LOST, s->cause);
 		/* Now ASSUMED_BAD, it is probed at once all the same. */
 	}

@@ -150,7 +150,7 @@
  * packet sent on it that is delivered.  At MRC_EV_SUSPECT_SCORE the EV is
  * SKIP and suspect: no data goes on it, and once the SKIP hold is over a
  * probe tests it; an answer makes it GOOD (score cleared), each probe
- * unanswered for an RTO adds MRC_EV_PTS_PROBE_LOST.  At ev_bad_score (p)
+ * unanswered for ev_probe_rtos RTOs adds MRC_EV_PTS_PROBE_LOST.  At ev_bad_score (p)
  * it is ASSUMED_BAD.  A loss alone (ev_loss_pts, p) makes an EV suspect;
  * three unanswered probes after it condemn it: a random loss of 1% is
  * then a condemnation once in a million losses, a black hole costs one
@@ -164,7 +164,7 @@
 #define MRC_EV_PTS_TRIM			2
 #define MRC_EV_PTS_ECN			1
 #define MRC_EV_SCORE_MAX		U16_MAX
-/* An ASSUMED_BAD EV is probed every this many RTOs (p) ... */
+/* A suspect or ASSUMED_BAD EV is probed every this many RTOs (p) ... */
 #define MRC_DEFAULT_EV_PROBE_RTOS	4
 /* ... but never more often than this, nor less often than that. */
 #define MRC_EV_PROBE_MIN_US		1000
