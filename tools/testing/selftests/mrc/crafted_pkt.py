@@ -85,7 +85,7 @@ literals; "@N" means "the target's base plus N" for psn (RQ_PSN), va
                     elsewhere), none, hex:BYTES
   syn=0x1f amsn=0   AETH (0xd1)
   cack=@-1 sackoff=1 bitmap=0 mpr=32 sflags=0 ackoff=0 ev=0 ccts=0
-                    SETH + CC_STATE (0xdc)
+  dups=0            SETH + CC_STATE (0xdc); dups: SETH byte 12 (ours)
   reason=0x0b nackpsn=PSN                 NETH (0xdd)
   probeid=1         PETH (0xde)
   src=SRC dst=DST sport=0xc123 dport=4791 tos=0 ttl=64 ipid=AUTO
@@ -203,9 +203,9 @@ def aeth(syn, msn):
     return struct.pack("!I", (syn & 0xFF) << 24 | (msn & PSN_MASK))
 
 
-def seth(flags, ackoff, entropy, cack, mpr, sackoff, bitmap):
+def seth(flags, ackoff, entropy, cack, mpr, sackoff, bitmap, dups=0):
     return struct.pack("!HHIHHB3sBBHQ", flags & 0xFFFF, ackoff & 0xFFFF,
-                       entropy & 0xFFFFFFFF, 0, 0, 0,
+                       entropy & 0xFFFFFFFF, 0, 0, dups & 0xFF,
                        (cack & PSN_MASK).to_bytes(3, "big"), 0, mpr & 0xFF,
                        sackoff & 0xFFFF, bitmap & (2**64 - 1))
 
@@ -278,6 +278,7 @@ KNOWN_KEYS = {
     "ackreq", "rbit", "rtx", "tsh", "low4", "msn", "rqmsn", "ts", "tsflags",
     "va", "rkey", "dmalen", "imm", "len", "seed", "data", "body", "syn", "amsn",
     "cack", "sackoff", "bitmap", "mpr", "sflags", "ackoff", "ev", "ccts",
+    "dups",
     "reason", "nackpsn", "probeid", "src", "dst", "sport", "dport", "tos",
     "ttl", "ipid", "trunc", "cut", "icrcxor", "flip", "x_tos", "x_ttl",
     "x_ipidxor", "x_sport", "x_byte4", "x_byte8", "df", "frag",
@@ -343,7 +344,7 @@ def body_of(op, spec, num, tgt):
     if op == OP_SACK:
         return (seth(num("sflags", 0), num("ackoff", 0), num("ev", 0),
                      num("cack", -1, base=rq_psn), num("mpr", 32),
-                     num("sackoff", 1), num("bitmap", 0)) +
+                     num("sackoff", 1), num("bitmap", 0), num("dups", 0)) +
                 cc_state(num("ccts", 0))), 0
     if op == OP_NACK:
         psn = num("psn", 0, base=rq_psn)

@@ -21,11 +21,13 @@
 #          ordinary UDP socket, correctly ICRC'd control packets to
 #          mrcA's QP that name nothing it has outstanding: a NACK
 #          UNEXP_EVENT, and a SACK with M = ALWAYS_SKIP for each of the
-#          QP's EVs (learnt from a capture), then the same with a NAK and
-#          an ACK for messages never sent.  The QP keeps running: the
+#          QP's EVs (learnt from a capture), a SACK reporting DUPS_FORGED
+#          duplicates (SETH.dups, which widens the reordering window),
+#          then the same with a NAK and an ACK for messages never sent.  The QP keeps running: the
 #          transfer verifies, no QP error, mrcA's drop_unmatched_ack moves
-#          by exactly the packets forged, and its EV profile sends no
-#          event with reason always-skip (mrcctl monitor).
+#          by exactly the packets forged, its EV profile sends no event
+#          with reason always-skip (mrcctl monitor), and it counts no
+#          more spurious resends than it resent.
 #
 # Each assertion prints "ok: ..." or "not ok: ..."; the test exits non-zero
 # if any failed.  Runs as root in a test guest, after make install.
@@ -79,6 +81,7 @@ OP_SACK=0xdc
 OP_NACK=0xdd
 BTH_OP_OFF=28		# IP 20 + UDP 8
 SETH_M_ALWAYS_SKIP=0x40
+DUPS_FORGED=0x7f	# the most SETH.dups can grow by in one SACK
 
 # h2's egress filter that holds back what mrcB sends to mrcA's QP: its
 # SACKs, NACKs and ACKs.
@@ -220,6 +223,7 @@ acks_forge() {
 	for ev in $ACKS_EVS; do
 		pkts+=("op=$OP_SACK psn=$ACKS_CACK cack=$ACKS_CACK sflags=$SETH_M_ALWAYS_SKIP ev=$((ev << 16))")
 	done
+	pkts+=("op=$OP_SACK psn=$ACKS_CACK cack=$ACKS_CACK dups=$DUPS_FORGED")
 	# MSNs: as far from the few sent as PSNs are.
 	pkts+=("op=$OP_ACK syn=0x62 amsn=$PSN_HALF" "op=$OP_ACK syn=0x1f amsn=$PSN_HALF")
 	base_drop=$(hwc "$XFER_DEV_A" drop_unmatched_ack)
@@ -253,7 +257,8 @@ acks_transfer_end() {
 	fi
 	counters_snap acks.1
 	counters_show acks.0 acks.1 drop_unmatched_ack nacks_rcvd nack_unexp_event \
-		naks_rcvd acks_rcvd ev_assumed_bad
+		naks_rcvd acks_rcvd ev_assumed_bad retransmits spurious_retransmits \
+		reo_wnd_widened
 	expect_eq "$XFER_DEV_A drop_unmatched_ack = packets forged" "$ACKS_FORGED" \
 		"$(counter_delta acks.0 acks.1 "$XFER_DEV_A" drop_unmatched_ack)"
 	expect_eq "$XFER_DEV_A took no NACK UNEXP_EVENT" 0 \
@@ -262,6 +267,10 @@ acks_transfer_end() {
 		"$(counter_delta acks.0 acks.1 "$XFER_DEV_A" naks_rcvd)"
 	expect_eq "no EV event with reason always-skip" 0 \
 		"$(grep -c '"reason":"always-skip"' "$(bg_out monitor)" || true)"
+	# A duplicate report can only prove resends spurious that went out.
+	expect_num "$XFER_DEV_A: spurious resends counted <= resends" \
+		"$(counter_delta acks.0 acks.1 "$XFER_DEV_A" spurious_retransmits)" -le \
+		"$(counter_delta acks.0 acks.1 "$XFER_DEV_A" retransmits)"
 }
 
 case_acks() {
