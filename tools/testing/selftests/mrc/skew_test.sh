@@ -32,10 +32,8 @@ MRCCTL=${MRC_MRCCTL:-${MRC_BUILD:-$MRC_REPO/build}/tools/mrcctl}
 # shellcheck source=SCRIPTDIR/xfer_lib.sh
 . "$SELF_DIR/xfer_lib.sh"
 
-SPINES=4
 # MRC_SKEW_DELAYS="D1 D2 D3 D4" (microseconds) runs it on other delays.
-read -r -a SPINE_DELAYS_US <<<"${MRC_SKEW_DELAYS:-0 50 100 200}"
-SPINE_LIMIT=10000		# packets a spine's netem may hold
+read -r -a XFER_SPINE_DELAYS_US <<<"${MRC_SKEW_DELAYS:-${XFER_SPINE_DELAYS_US[*]}}"
 SIZE=8M
 ITERS=4
 RUN_SECS=$((240 * TIME_SCALE))
@@ -52,41 +50,6 @@ IMM_SIZE=1024
 IMM_OUTSTANDING=128
 IMM_ITERS=1024
 
-# spine_netem K [NETEM_ARG...]: spine sK's qdisc towards h2 is its delay
-# plus NETEM_ARGs.
-spine_netem() {
-	local k=$1 delay=()
-	shift
-	[ "${SPINE_DELAYS_US[k - 1]}" = 0 ] || delay=(delay "${SPINE_DELAYS_US[k - 1]}us")
-	if [ ${#delay[@]} = 0 ] && [ $# = 0 ]; then
-		ip netns exec "s$k" tc qdisc del dev lb root 2>/dev/null || true
-		return 0
-	fi
-	run ip netns exec "s$k" tc qdisc replace dev lb root netem \
-		limit "$SPINE_LIMIT" "${delay[@]}" "$@"
-}
-
-spines_restore() {
-	local k
-	for ((k = 1; k <= SPINES; k++)); do
-		spine_netem "$k"
-	done
-}
-
-# spine_dropped K: packets spine sK's qdisc towards h2 dropped so far.
-spine_dropped() {
-	ip netns exec "s$1" tc -s qdisc show dev lb |
-		awk '/dropped/ { sub(",", "", $7); n += $7 } END { print n + 0 }'
-}
-
-spines_dropped() {
-	local k n=0
-	for ((k = 1; k <= SPINES; k++)); do
-		n=$((n + $(spine_dropped "$k")))
-	done
-	echo "$n"
-}
-
 skew_delta() { counter_delta "$1.0" "$1.1" "$2" "$3"; }
 
 # qp_sample: the requester's RTTs, reordering window and EV states, as
@@ -101,7 +64,7 @@ SAMPLE_PKTS=8000
 
 case_lossless() {
 	local sent spurious dups
-	case_what "8 MiB x $ITERS over spines delayed ${SPINE_DELAYS_US[*]} us"
+	case_what "8 MiB x $ITERS over spines delayed ${XFER_SPINE_DELAYS_US[*]} us"
 	counters_snap lossless.0
 	xfer_async lossless "$RUN_SECS" --size "$SIZE" --iters "$ITERS"
 	if wait_for "$RUN_SECS" hwc_at_least "$XFER_DEV_A" tx_data_pkts \
@@ -126,17 +89,15 @@ case_lossless() {
 }
 
 case_loss_1() {
-	local k drops rtx dups spurious probes
+	local drops rtx dups spurious probes
 	case_what "netem loss $LOSS_PCT% on every spine towards h2"
-	for ((k = 1; k <= SPINES; k++)); do
-		spine_netem "$k" loss "$LOSS_PCT%"
-	done
-	drops=$(spines_dropped)
+	xfer_spines_netem loss "$LOSS_PCT%"
+	drops=$(xfer_spines_dropped)
 	counters_snap loss_1.0
 	xfer loss_1 "$RUN_SECS" --size "$SIZE" --iters "$ITERS"
 	counters_snap loss_1.1
-	drops=$(($(spines_dropped) - drops))
-	spines_restore
+	drops=$(($(xfer_spines_dropped) - drops))
+	xfer_spines_netem
 	counters_show loss_1.0 loss_1.1 tx_data_pkts retransmits duplicates \
 		spurious_retransmits fast_retransmits timeout_retransmits \
 		tlp_probes_sent probes_sent ev_suspect_loss ev_bad_loss \
@@ -167,7 +128,7 @@ hole_condemned() {
 case_blackhole() {
 	local d0 d1 p0 p1 bad0 bad1
 	case_what "spine s$HOLE_SPINE drops everything it forwards towards h2"
-	spine_netem "$HOLE_SPINE" loss 100%
+	xfer_spine_netem "$HOLE_SPINE" loss 100%
 	counters_snap hole.0
 	xfer_async hole "$RUN_SECS" --size "$HOLE_SIZE" --iters "$HOLE_ITERS"
 	wait_until "an EV condemned for loss" "$WAIT_TIMEOUT" hole_condemned
@@ -179,15 +140,15 @@ case_blackhole() {
 		sleep 1
 		bad1=$(hwc "$XFER_DEV_A" ev_bad_loss)
 	done
-	d0=$(spine_dropped "$HOLE_SPINE")
+	d0=$(xfer_spine_dropped "$HOLE_SPINE")
 	p0=$(hwc "$XFER_DEV_A" probes_sent)
 	sleep "$HOLE_WATCH_SECS"
-	d1=$(spine_dropped "$HOLE_SPINE")
+	d1=$(xfer_spine_dropped "$HOLE_SPINE")
 	p1=$(hwc "$XFER_DEV_A" probes_sent)
 	check "the transfer was still running while s$HOLE_SPINE was watched" xfer_running hole
 	expect_xfer "transfer across the black hole" hole "$RUN_SECS"
 	counters_snap hole.1
-	spines_restore
+	xfer_spines_netem
 	counters_show hole.0 hole.1 tx_data_pkts retransmits ev_suspect_loss \
 		ev_bad_loss ev_assumed_bad ev_probes_sent probes_sent retry_exceeded
 	expect_num "EVs condemned for loss" "$bad1" -gt 0
@@ -217,6 +178,6 @@ mrc_cases_args "$@"
 
 mrc_test_init
 XFER_MODULE_PARAMS=("${XFER_LOSSLESS_PARAMS[@]}")
-xfer_fabric skew "$SPINES" --delays "${SPINE_DELAYS_US[*]}"
-cleanup_push spines_restore
+xfer_fabric skew "$XFER_SPINES" --delays "${XFER_SPINE_DELAYS_US[*]}"
+cleanup_push xfer_spines_netem
 mrc_cases_run

@@ -21,6 +21,10 @@
 #   fw CMD..., tc_clear DEV, tc_drop DEV MATCH..., tc_dropped DEV
 #                             commands and u32 drop filters in the routed
 #                             fabric's router
+#   xfer_spine_netem K [NETEM_ARG...], xfer_spines_netem [NETEM_ARG...],
+#   xfer_spine_dropped K, xfer_spines_dropped
+#                             the skew fabric's spines towards h2: their
+#                             delay plus NETEM_ARGs, packets dropped
 
 # Constants for the tests that source this file.
 # shellcheck disable=SC2034
@@ -128,6 +132,50 @@ xfer_fabric() {
 	XFER_SERVER_IP=$ip_b
 	log "$XFER_DEV_A on $XFER_NS_A ($ip_a, GID index $XFER_GID_A)," \
 		"$XFER_DEV_B on $XFER_NS_B ($ip_b, GID index $XFER_GID_B)"
+}
+
+# The skew fabric's spines (scripts/fabric skew): how many, their one-way
+# delays in microseconds (the caller's, as it gave them to xfer_fabric
+# skew), how many packets a spine's netem may hold.
+XFER_SPINES=4
+XFER_SPINE_DELAYS_US=(0 50 100 200)
+XFER_SPINE_LIMIT=10000
+
+# xfer_spine_netem K [NETEM_ARG...]: spine sK's qdisc towards h2 is its
+# delay plus NETEM_ARGs (its delay alone with none).
+xfer_spine_netem() {
+	local k=$1 delay=()
+	shift
+	[ "${XFER_SPINE_DELAYS_US[k - 1]}" = 0 ] ||
+		delay=(delay "${XFER_SPINE_DELAYS_US[k - 1]}us")
+	if [ ${#delay[@]} = 0 ] && [ $# = 0 ]; then
+		ip netns exec "s$k" tc qdisc del dev lb root 2>/dev/null || true
+		return 0
+	fi
+	run ip netns exec "s$k" tc qdisc replace dev lb root netem \
+		limit "$XFER_SPINE_LIMIT" "${delay[@]}" "$@"
+}
+
+# xfer_spines_netem [NETEM_ARG...]: the same on every spine.
+xfer_spines_netem() {
+	local k
+	for ((k = 1; k <= XFER_SPINES; k++)); do
+		xfer_spine_netem "$k" "$@"
+	done
+}
+
+# xfer_spine_dropped K: packets spine sK's qdisc towards h2 dropped so far.
+xfer_spine_dropped() {
+	ip netns exec "s$1" tc -s qdisc show dev lb |
+		awk '/dropped/ { sub(",", "", $7); n += $7 } END { print n + 0 }'
+}
+
+xfer_spines_dropped() {
+	local k n=0
+	for ((k = 1; k <= XFER_SPINES; k++)); do
+		n=$((n + $(xfer_spine_dropped "$k")))
+	done
+	echo "$n"
 }
 
 # The last RESULT line of a file.
