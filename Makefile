@@ -8,7 +8,8 @@
 #   make install    copy what `make` built into the system (no download,
 #                   no rebuild; works inside offline guests)
 #   make check      on the host: the dissector's own test, the netlink
-#                   spec check and perftest-pair's test; then build for
+#                   spec check, perftest-pair's test and the OCP API
+#                   headers' layouts (scripts/check-api-headers); then build for
 #                   the test kernel, boot it under QEMU, install, run
 #                   the kselftests (TAP, then "N passed, N failed");
 #                   KVER=<a test kernel> for the other one (scripts/kver
@@ -60,7 +61,7 @@ all: deps
 	$(MAKE) module provider selftests tools
 
 help:
-	@sed -n '3,31p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,32p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(TOP)/scripts/install-deps
@@ -95,6 +96,7 @@ check: deps
 	$(TOP)/tools/wireshark/test/check.sh
 	$(TOP)/scripts/check-netlink-spec
 	$(TOP)/scripts/check-perftest-pair
+	$(TOP)/scripts/check-api-headers
 	$(TOP)/scripts/vm-run --kernel $(TEST_KVER) --timeout $(VM_TIMEOUT) -- \
 		$(TOP)/tools/testing/selftests/mrc/run_tests.sh $(TESTS)
 
