@@ -89,13 +89,15 @@
 /*
  * Loss detection (mrc_rack.c; Documentation/mrc/design.rst "Loss
  * detection").  The reordering window is reo_mult quarters of the minimum
- * RTT: MRC_REO_MULT_INIT to begin with, a quarter more per RTT in which
- * the responder reports a spurious resend, at most MRC_REO_MULT_MAX and
- * never past srtt + 4 rttvar; MRC_REO_DECAY_LOSSES rounds (an RTT each)
- * that find losses with no widening meanwhile take a quarter off.
+ * RTT: MRC_REO_MULT_INIT to begin with, doubled per RTT in which the
+ * responder reports a spurious resend (a guest's reordering is a timer
+ * tick, milliseconds, not the quarter RTT a step of one would add), at
+ * most MRC_REO_MULT_MAX and never past srtt + 4 rttvar;
+ * MRC_REO_DECAY_LOSSES rounds (an RTT each) that find losses with no
+ * widening meanwhile take a quarter off.
  */
 #define MRC_REO_MULT_INIT		1
-#define MRC_REO_MULT_MAX		64
+#define MRC_REO_MULT_MAX		128
 #define MRC_REO_DECAY_LOSSES		16
 /* An RTT sample counts as at least one TSETH unit (coarse: 32.8 us). */
 #define MRC_REO_RTT_FLOOR_US		33

@@ -118,7 +118,7 @@ u32 mrc_rack_reo_wnd_us(const struct mrc_qp *qp)
  * What it grew by since the newest SACK (a smaller value is an older SACK
  * overtaken by a newer one) is how many of our resends were spurious, at
  * most the resends not yet proven so: a peer cannot report more.  A
- * spurious resend widens the window by a quarter, at most once per RTT.
+ * spurious resend doubles the window, at most once per RTT.
  */
 void mrc_rack_dups(struct mrc_qp *qp, u8 dups)
 {
@@ -139,7 +139,7 @@ void mrc_rack_dups(struct mrc_qp *qp, u8 dups)
 	if (rack->reo_mult >= MRC_REO_MULT_MAX ||
 	    now - rack->widened_us < dp->rto.srtt_us)
 		return;
-	rack->reo_mult++;
+	rack->reo_mult = min(2 * rack->reo_mult, MRC_REO_MULT_MAX);
 	rack->widened_us = now;
 	rack->losses = 0;
 	mrc_counter_inc(qp->dev, MRC_CNT_REO_WND_WIDENED);
