@@ -110,7 +110,10 @@ INJ_SPORT=0x4242	# the crafted packet's source port, outside the EVs
 # expiries, the last ones doubling) outlasts the blackholes of cases 2 and
 # 3 in a TCG guest: 261 x RTO, about 78 s.
 SLOW_RTO_MIN_US=300000
-SR_RTO_MIN_US=200000
+# selective_repeat counts retransmissions exactly: its floor scales as
+# XFER_LOSSLESS_PARAMS' does (a debug kernel's vCPU stalls outlast 200 ms:
+# one expired before the reorder timer's resend in a check-debug run).
+SR_RTO_MIN_US=$((200000 * TIME_SCALE))
 # 3: probe.
 PROBE_PSN=$((0x123456))
 PROBE_SIZE=64		# one packet
