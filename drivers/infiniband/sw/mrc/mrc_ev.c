@@ -195,29 +195,23 @@ static void mrc_ev_release(struct mrc_qp *qp)
 	}
 }
 
-/* How long an ASSUMED_BAD EV waits between probes: ev_probe_rtos RTOs. */
+/*
+ * How long an ASSUMED_BAD EV waits between probes, and a suspect one for
+ * its probe's answer: ev_probe_rtos RTOs.  One RTO (1 ms at the floor) is
+ * shorter than a probe's round trip through a busy responder, and
+ * condemned paths that worked.
+ */
 static u32 mrc_ev_probe_ival(const struct mrc_qp_dp *dp)
 {
 	return clamp_t(u64, (u64)dp->rto.timeout_us * mrc_param_ev_probe_rtos,
 		       MRC_EV_PROBE_MIN_US, MRC_EV_PROBE_MAX_US);
 }
 
-/*
- * How long a suspect EV's probe has to be answered: as long as an
- * ASSUMED_BAD EV's. One RTO (1 ms at the floor) is shorter than a probe's
- * round trip through a busy responder, and condemned paths that worked.
- */
-static u32 mrc_ev_verify_ival(const struct mrc_qp_dp *dp)
-{
-	return mrc_ev_probe_ival(dp);
-}
-
 /* When an EV's next step is due, @hold and @ival given. */
 struct mrc_ev_times {
 	u32 now;
 	u32 hold;			/* SKIP hold */
-	u32 ival;			/* ASSUMED_BAD probe interval */
-	u32 verify;			/* a suspect's probe's answer */
+	u32 ival;			/* probe interval, and a probe's answer */
 };
 
 static void mrc_ev_times(struct mrc_qp *qp, struct mrc_ev_times *t)
@@ -225,7 +219,6 @@ static void mrc_ev_times(struct mrc_qp *qp, struct mrc_ev_times *t)
 	t->now = mrc_now_us();
 	t->hold = mrc_profile_skip_hold_us(qp->dev);
 	t->ival = mrc_ev_probe_ival(&qp->dp);
-	t->verify = mrc_ev_verify_ival(&qp->dp);
 }
 
 /*
@@ -239,7 +232,7 @@ static u32 mrc_ev_wait(const struct mrc_ev_slot *s, const struct mrc_ev_times *t
 	u32 elapsed = t->now - s->since_us, period;
 
 	if (s->state == MRC_EV_STATE_SKIP)
-		period = probed ? t->verify : t->hold;
+		period = probed ? t->ival : t->hold;
 	else if (s->state == MRC_EV_STATE_ASSUMED_BAD)
 		period = probed ? t->ival : 0;
 	else
