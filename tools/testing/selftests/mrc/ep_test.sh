@@ -409,7 +409,7 @@ case_b_blackhole() {
 case_b_psu_event() {
 	snap
 	bg_start events ip netns exec "$XFER_NS_B" "$PYTHON" "$EV_TOOL" wait \
-		"$YNL_CLI" "$SPEC" ep peer-status-event 60
+		"$YNL_CLI" "$SPEC" ep peer-status-event $((CMD_TIMEOUT + WAIT_TIMEOUT))
 	wait_until "subscribed to group ep" "$CMD_TIMEOUT" \
 		grep -q '^SUBSCRIBED' "$(bg_out events)"
 	run ynl_in "$XFER_NS_A" --do ep-op --json "$(ep_json port-status-update \
@@ -418,6 +418,7 @@ case_b_psu_event() {
 	[[ $(rsp_lines) == "769 $MRC_PORT "*" answered" ]] || fail "PSU: $(rsp_lines)"
 	bg_wait events "$WAIT_TIMEOUT" || fail "no peer-status-event within ${WAIT_TIMEOUT}s"
 	ev=$(grep '^EVENT ' "$(bg_out events)" | head -n 1)
+	[ -n "$ev" ] || fail "no peer-status-event: $(tr '\n' ' ' <"$(bg_out events)")"
 	ev=${ev#EVENT }
 	log "    $ev"
 	assert_eq "peer-status-event port-status" "$((PSU_MASK))" "$(jq -r '.msg."port-status"' <<<"$ev")"
