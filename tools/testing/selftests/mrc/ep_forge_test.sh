@@ -54,9 +54,11 @@ THIRD_NS=p1a
 THIRD_IP=198.19.11.254	# p1a's address on h1's plane-1 link
 FABRIC_TIMEOUT=240
 XFER_SIZE=$((256 * 1024))
-XFER_SECS=600
+# The transfer runs until case_transfer stops it: its deadline must outlast
+# every case, on a debug kernel too (forging, the flood: many minutes there).
+XFER_SECS=$((600 * TIME_SCALE))
 CARRY_PKTS=200
-CARRY_WAIT=60
+CARRY_WAIT=$((60 * TIME_SCALE))
 EV_MIN_ACTIVE=8		# rdma_mrc's ev_min_active: the default
 
 # ERTH / EETH (wire-format.rst), as crafted_pkt.py's hex bodies.
@@ -110,7 +112,12 @@ moved() {
 carrying() {
 	local p n=0 d out=''
 	local -A D=()
-	wait_for "$CARRY_WAIT" moved $(($1 * CARRY_PKTS)) || return 1
+	if ! wait_for "$CARRY_WAIT" moved $(($1 * CARRY_PKTS)); then
+		# A stalled QP and a client past its deadline look alike here.
+		! bg_done x.client ||
+			log "    the client has ended: $(result_of "$(bg_out x.client)")" >&2
+		return 1
+	fi
 	for ((p = 1; p <= NPLANES; p++)); do
 		D[$p]=$(($(tx_pkts h1 "p$p") - TX[$p]))
 		n=$((n + D[$p]))

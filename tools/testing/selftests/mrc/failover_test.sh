@@ -93,10 +93,10 @@ REQ_BATCH=65
 
 XFER_SIZE=$((1024 * 1024))
 XFER_MAX_ITERS=100000
-XFER_SECS=400
+XFER_SECS=$((400 * TIME_SCALE))	# each transfer ends on the test's cue
 LEARN_PKTS=300		# per link of the cut plane, to learn its EVs
 CARRY_PKTS=300		# a plane netdev sent this many more: it carries
-CARRY_WAIT=60
+CARRY_WAIT=$((60 * TIME_SCALE))
 COND_WAIT=90		# for every EV over the cut link to go ASSUMED_BAD
 DOWN_PROBES=2		# probes per condemned EV lost before the link returns
 RECOVER_WAIT=90

@@ -67,11 +67,11 @@ SPRAY_SECS=120
 # 5.: writes at most; the test ends the transfer (a stop file) once the
 # plane went down and came back.
 FAIL_MAX_ITERS=100000
-FAIL_SECS=300
+FAIL_SECS=$((300 * TIME_SCALE))
 # Packets a plane must send, while the transfer runs, to count as carrying
 # it; and how long to wait for that.
 CARRY_PKTS=200
-CARRY_WAIT=30
+CARRY_WAIT=$((30 * TIME_SCALE))
 # 6.: the plane given a smaller MTU, that MTU (too small for port 1's
 # active IB MTU of 1024 plus MRC's headers, enough for 512), and the
 # transfers (refused at once, or one small write).
