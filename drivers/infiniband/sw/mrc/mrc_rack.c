@@ -20,6 +20,7 @@
 
 #include "mrc.h"
 #include "mrc_ev.h"
+#include "mrc_hdr.h"
 #include "mrc_rack.h"
 
 /* RTS: nothing delivered yet; the window at its smallest. */
@@ -62,17 +63,17 @@ void mrc_rack_begin(struct mrc_qp *qp)
  * @qp: the QP
  * @tp: its txpkt (sent_us: its last transmission)
  *
- * A resent PSN's SACK may be for its first copy: it dates the resend only
- * when it came at least a minimum RTT after it.
+ * A resent PSN dates nothing: its SACK may be for its first copy, which a
+ * slow path can deliver any time after the resend (no minimum RTT tells
+ * the two apart), and dating the resend then would condemn everything
+ * sent before it that is still on its way, whose resends would do the
+ * same.  First sends after it, or the tail loss probe, date deliveries.
  */
 void mrc_rack_delivered(struct mrc_qp *qp, const struct mrc_txpkt *tp)
 {
-	struct mrc_qp_rack *rack = &qp->dp.rack;
-
-	if (tp->retries &&
-	    (!rack->min_rtt_us || rack->now_us - tp->sent_us < rack->min_rtt_us))
+	if (tp->retries)
 		return;
-	mrc_rack_advance(rack, tp->sent_us);
+	mrc_rack_advance(&qp->dp.rack, tp->sent_us);
 }
 
 /* An RTT sample (microseconds): the minimum over MRC_MIN_RTT_WIN_US. */
@@ -194,7 +195,11 @@ static void mrc_rack_mark_lost(struct mrc_qp *qp, struct mrc_txpkt *tp)
  * plus the reordering window.  For the first one not that old yet the
  * reorder timer is set.  First sends go out in PSN order, so the first one
  * that cannot be judged now ends the walk: every later first send is more
- * recent still, and so is every resend of a later PSN.  From a SACK, and
+ * recent still, and so is every resend of a later PSN.  Nor is a PSN
+ * judged that a SACK cannot report yet: its bitmap starts at cack_psn + 1
+ * (una) and covers MRC_SACK_BITMAP_BITS PSNs, and the window may reach
+ * further, so that no report of what arrived beyond is no evidence (a
+ * resend after it, SACKed, would otherwise condemn it).  From a SACK, and
  * from the timer; after mrc_rack_begin().
  */
 void mrc_rack_detect_loss(struct mrc_qp *qp)
@@ -210,7 +215,8 @@ void mrc_rack_detect_loss(struct mrc_qp *qp)
 	if (!rack->valid)
 		return;
 	due = rack->rtt_us + reo;
-	for (psn = dp->req.una; psn != dp->req.psn_next;
+	for (psn = dp->req.una; psn != dp->req.psn_next &&
+	     ((psn - dp->req.una) & MRC_PSN_MASK) < MRC_SACK_BITMAP_BITS;
 	     psn = (psn + 1) & MRC_PSN_MASK) {
 		struct mrc_txpkt *tp = &dp->req.txpkts[psn & dp->req.tx_mask];
 		bool before = !mrc_rack_after(tp->sent_us, rack->xmit_us);
