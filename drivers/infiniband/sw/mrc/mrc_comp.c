@@ -182,6 +182,7 @@ static void mrc_comp_sacked(struct mrc_qp *qp, u32 psn)
 			mrc_ev_unloss(qp, tp->ev);
 	}
 	tp->flags = MRC_TXPKT_SACKED;
+	dp->req.outstanding--;
 	mrc_rack_delivered(qp, tp);
 	mrc_ev_delivered(qp, tp->ev);
 	if (((psn + 1 - dp->req.sacked_high) & MRC_PSN_MASK) < MRC_PSN_HALF)

@@ -138,6 +138,14 @@
  * the same goodput, 32 lost none but limited the goodput.
  */
 #define MRC_DEFAULT_MAX_INFLIGHT	64
+/*
+ * max_inflight counts the PSNs sent and not yet SACKed, not the span from
+ * the oldest unacknowledged one: sprayed packets overtake each other, and
+ * while a slow path holds the cumulative point the ones the faster paths
+ * delivered give their room to new ones.  The span stops at this many
+ * windows (the txpkts a QP has: its memory) and at the peer's MPR.
+ */
+#define MRC_REQ_SPAN_WINDOWS		4
 #define MRC_DEFAULT_TTL			64
 
 /*

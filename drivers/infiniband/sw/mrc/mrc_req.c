@@ -45,7 +45,7 @@ void mrc_req_cleanup(struct mrc_qp *qp)
 	qp->dp.req.txpkts = NULL;
 }
 
-/* The most PSNs the requester keeps in flight: its window's size. */
+/* The most PSNs the requester keeps sent and not SACKed: its window. */
 static u32 mrc_req_max_inflight(void)
 {
 	return clamp_t(u32, READ_ONCE(mrc_param_max_inflight), 1,
@@ -54,12 +54,15 @@ static u32 mrc_req_max_inflight(void)
 
 /*
  * The requester's window state for RTR -> RTS: a txpkt per PSN it may
- * have in flight (max_inflight now, rounded up to a power of two).
- * Process context.
+ * have past its oldest unacknowledged one (MRC_REQ_SPAN_WINDOWS windows of
+ * max_inflight now, at most the largest MPR, rounded up to a power of
+ * two).  Process context.
  */
 int mrc_req_win_alloc(struct mrc_qp_win *w)
 {
-	w->tx_size = roundup_pow_of_two(mrc_req_max_inflight());
+	w->tx_size = roundup_pow_of_two(min_t(u32, MRC_MPR_MAX_PSNS,
+					      MRC_REQ_SPAN_WINDOWS *
+					      mrc_req_max_inflight()));
 	w->txpkts = kvcalloc(w->tx_size, sizeof(*w->txpkts),
 			     GFP_KERNEL_ACCOUNT);
 	return w->txpkts ? 0 : -ENOMEM;
@@ -83,6 +86,7 @@ void mrc_req_start(struct mrc_qp *qp)
 
 	dp->req.psn_next = qp->attr.sq_psn;
 	dp->req.una = dp->req.psn_next;
+	dp->req.outstanding = 0;
 	dp->req.sacked_high = dp->req.psn_next;
 	dp->req.sq_fetch = qp->sq_cons;
 	dp->req.seg_index = qp->sq_cons;
@@ -226,18 +230,26 @@ static u8 mrc_req_opcode(struct mrc_swqe *sw, u32 off, u32 len)
 /*
  * PSNs from una on we may send: the responder accepts a PSN whose distance
  * from its cack_psn (una - 1) is below its MPR, so una + MPR - 1 is the
- * first PSN beyond its edge; and our in-flight cap.
+ * first PSN beyond its edge; and never more than the txpkts allocated at
+ * RTS.
  */
-static u32 mrc_req_window(struct mrc_qp_dp *dp)
+static u32 mrc_req_span(struct mrc_qp_dp *dp)
 {
-	/* Never more than the txpkts allocated at RTS (max_inflight then). */
-	return min3(dp->req.peer_mpr - 1, dp->req.tx_mask + 1, mrc_req_max_inflight());
+	return min(dp->req.peer_mpr - 1, dp->req.tx_mask + 1);
 }
 
-/* @psn is the last PSN the window lets us send now: ask for a SACK. */
+/* New PSNs may go out: room in the window and in the span. */
+static bool mrc_req_room(struct mrc_qp_dp *dp)
+{
+	return dp->req.outstanding < mrc_req_max_inflight() &&
+	       ((dp->req.psn_next - dp->req.una) & MRC_PSN_MASK) < mrc_req_span(dp);
+}
+
+/* Once @psn is sent, no new one may follow: ask for a SACK. */
 static bool psn_next_is_window_edge(struct mrc_qp_dp *dp, u32 psn)
 {
-	return ((psn + 1 - dp->req.una) & MRC_PSN_MASK) >= mrc_req_window(dp);
+	return ((psn + 1 - dp->req.una) & MRC_PSN_MASK) >= mrc_req_span(dp) ||
+	       dp->req.outstanding + 1 >= mrc_req_max_inflight();
 }
 
 /*
@@ -383,8 +395,7 @@ static int mrc_req_send_new(struct mrc_qp *qp, int budget,
 	int err;
 
 	while (budget && qp->state == IB_QPS_RTS) {
-		if (((dp->req.psn_next - dp->req.una) & MRC_PSN_MASK) >=
-		    mrc_req_window(dp))
+		if (!mrc_req_room(dp))
 			break;
 		if (dp->req.fail_pending && dp->req.seg_index == dp->req.fail_index)
 			break;
@@ -430,6 +441,7 @@ static int mrc_req_send_new(struct mrc_qp *qp, int budget,
 			dp->req.wimm_inflight += imm;
 		}
 		dp->req.psn_next = (dp->req.psn_next + 1) & MRC_PSN_MASK;
+		dp->req.outstanding++;
 		/* New data: a new flight, which a TLP may follow. */
 		dp->rack.tlp_out = false;
 		dp->rack.tlp_pending = false;

@@ -179,6 +179,7 @@ struct mrc_qp_req {
 	u32 seg_off;
 	u32 psn_next;			/* next new PSN */
 	u32 una;			/* oldest PSN not cumulatively acked */
+	u32 outstanding;		/* PSNs in [una, psn_next) not SACKed */
 	u32 sacked_high;		/* one past the highest SACKed PSN */
 	u32 msn_next;			/* MSN of the next new message */
 	u32 acked_msn;			/* semantic ACKs cover MSNs up to here */
