@@ -16,7 +16,8 @@
 #   loss_1        netem loss 1% on every spine towards h2: every byte
 #                 verified, no EV ASSUMED_BAD for loss, every packet netem
 #                 dropped resent, resends beyond those drops only as many
-#                 as the responder's duplicates
+#                 as the responder's duplicates and under 2% of the data
+#                 packets (a loss does not make delivered packets look lost)
 #   blackhole     spine s2 drops all it forwards towards h2: its EVs are
 #                 condemned for loss (ev_bad_loss) without the QP failing,
 #                 and once they are, nothing but probes goes into s2
@@ -40,6 +41,10 @@ RUN_SECS=$((240 * TIME_SCALE))
 LOSS_PCT=1
 # The spurious resends a lossless run may have: under 1% of its data.
 SPURIOUS_PERMILLE=10
+# The resends beyond netem's drops a lossy run may have: under 2% of its
+# data (2026-12-05, three runs: 0.34-0.65%; a resend dated by its first
+# copy's SACK had made 3.5%, and 15% with a wider window).
+LOSS_EXTRA_PERMILLE=20
 # blackhole: the spine, the transfer's length, and how long "nothing but
 # probes" is watched once its EVs are condemned.
 HOLE_SPINE=2
@@ -89,7 +94,7 @@ case_lossless() {
 }
 
 case_loss_1() {
-	local drops rtx dups spurious probes
+	local drops rtx dups spurious probes sent
 	case_what "netem loss $LOSS_PCT% on every spine towards h2"
 	xfer_spines_netem loss "$LOSS_PCT%"
 	drops=$(xfer_spines_dropped)
@@ -106,6 +111,7 @@ case_loss_1() {
 	dups=$(skew_delta loss_1 "$XFER_DEV_B" duplicates)
 	spurious=$(skew_delta loss_1 "$XFER_DEV_A" spurious_retransmits)
 	probes=$(skew_delta loss_1 "$XFER_DEV_A" probes_sent)
+	sent=$(skew_delta loss_1 "$XFER_DEV_A" tx_data_pkts)
 	log "    netem dropped $drops packets towards h2"
 	expect_num "netem dropped packets" "$drops" -gt 0
 	expect_eq "no EV ASSUMED_BAD for loss" 0 "$(skew_delta loss_1 "$XFER_DEV_A" ev_bad_loss)"
@@ -118,6 +124,8 @@ case_loss_1() {
 		"$rtx" -le $((drops + dups))
 	expect_num "spurious resends reported ($spurious) at most the duplicates ($dups)" \
 		"$spurious" -le "$dups"
+	expect_num "resends beyond the drops ($((rtx - drops))) under 2% of $sent data packets" \
+		$(((rtx - drops) * 1000)) -lt $((sent * LOSS_EXTRA_PERMILLE))
 }
 
 # The EVs hashed onto the hole are condemned for loss; the QP goes on.
