@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * rdma_mrc: CC profiles, the controller's congestion-control settings that
- * QPs are bound to: the state rule, the algorithm, the NSCC parameters.
- * Requests come as struct mrc_cc_args (mrc_nl_profile.c parses them).
+ * rdma_mrc: congestion control.  CC profiles, the controller's settings
+ * that QPs are bound to (the state rule, the algorithm, the NSCC
+ * parameters; requests come as struct mrc_cc_args, which mrc_nl_profile.c
+ * parses), and what the requester asks and tells its QP's algorithm
+ * (mrc_cc.h): "none" here, NSCC in mrc_nscc.c.
  */
 
+#include <linux/bitfield.h>
 #include <linux/slab.h>
 
 #include "mrc.h"
+#include "mrc_cc.h"
+#include "mrc_hdr.h"
 #include "mrc_profile.h"
 
 /* Where each NSCC parameter sits in struct mrc_nscc_params. */
@@ -258,4 +263,111 @@ void mrc_cc_free_all(struct mrc_ctl *ctl)
 		kfree(c);
 	INIT_LIST_HEAD(&ctl->ccs);
 	ctl->nccs = 0;
+}
+
+/* "none": the fixed window of max_inflight packets. */
+static bool mrc_cc_none_room(struct mrc_qp *qp, u32 bytes, u32 pkts, u32 len)
+{
+	return pkts < clamp_t(u32, READ_ONCE(mrc_param_max_inflight), 1,
+			      MRC_MPR_MAX_PSNS);
+}
+
+static const struct mrc_cc_ops mrc_cc_none_ops = {
+	.room = mrc_cc_none_room,
+};
+
+/**
+ * mrc_cc_start - RTR -> RTS: the algorithm of @qp's CC profile, fresh
+ * @qp: the QP, dp.lock held
+ *
+ * No profile, or one with algorithm none: the fixed window.
+ */
+void mrc_cc_start(struct mrc_qp *qp)
+{
+	struct mrc_qp_cc *cc = &qp->dp.cc;
+
+	memset(cc, 0, sizeof(*cc));
+	if (qp->cc_profile && qp->cc_profile->cfg.algo == MRC_CC_ALGO_NSCC) {
+		cc->algo = MRC_CC_ALGO_NSCC;
+		cc->ops = &mrc_nscc_ops;
+	} else {
+		cc->algo = MRC_CC_ALGO_NONE;
+		cc->ops = &mrc_cc_none_ops;
+	}
+	if (cc->ops->start)
+		cc->ops->start(qp);
+}
+
+/* May a new packet of @len payload bytes go out, @pkts PSNs unSACKed? */
+bool mrc_cc_room(struct mrc_qp *qp, u32 pkts, u32 len)
+{
+	return qp->dp.cc.ops->room(qp, qp->dp.cc.bytes, pkts, len);
+}
+
+/* A first send of @len payload bytes. */
+void mrc_cc_sent(struct mrc_qp *qp, u32 len)
+{
+	qp->dp.cc.bytes += len;
+	qp->dp.cc.sent += len;
+}
+
+/* A PSN of @len payload bytes SACKed for the first time. */
+void mrc_cc_sacked(struct mrc_qp *qp, u32 len)
+{
+	qp->dp.cc.bytes -= min(len, qp->dp.cc.bytes);
+}
+
+/**
+ * mrc_cc_sack - a SACK that matched what @qp sent
+ * @qp: the QP, dp.lock held
+ * @rcv: its CC_STATE rcv word (host order)
+ * @rtt_ns: the RTT it shows for a packet sent once; 0: none
+ * @ecn: its trigger met congestion (M = SKIP_ONCE)
+ *
+ * The received-bytes counter may only move forward, and never past what
+ * was sent: a SACK whose counter does otherwise (old, or forged) tells the
+ * algorithm nothing (cc_bad_rcvd).
+ */
+void mrc_cc_sack(struct mrc_qp *qp, u32 rcv, u32 rtt_ns, bool ecn)
+{
+	struct mrc_qp_cc *cc = &qp->dp.cc;
+	u32 units = FIELD_GET(MRC_CC_RCVD_BYTES, rcv);
+	u32 mask = FIELD_MAX(MRC_CC_RCVD_BYTES);
+	u32 sent = DIV_ROUND_UP_ULL(cc->sent, MRC_CC_RCVD_BYTES_UNIT) & mask;
+	u32 delta = (units - cc->rcvd_units) & mask;
+	struct mrc_cc_ack a = {
+		.rtt_ns = rtt_ns,
+		.penalty = FIELD_GET(MRC_CC_PEN, rcv),
+		.ecn = ecn,
+	};
+
+	if (delta > ((sent - cc->rcvd_units) & mask)) {
+		mrc_counter_inc(qp->dev, MRC_CNT_CC_BAD_RCVD);
+		return;
+	}
+	cc->rcvd_units = units;
+	a.newly = min_t(u64, (u64)delta * MRC_CC_RCVD_BYTES_UNIT, U32_MAX);
+	cc->acked += a.newly;
+	if (cc->ops->ack)
+		cc->ops->ack(qp, &a);
+}
+
+/* A NACK TRIMMED (@lasthop: _LASTHOP) for a PSN of @len payload bytes. */
+void mrc_cc_nack(struct mrc_qp *qp, u32 len, bool lasthop)
+{
+	if (qp->dp.cc.ops->nack)
+		qp->dp.cc.ops->nack(qp, len, lasthop);
+}
+
+/* The RTO expired on a PSN of @len payload bytes. */
+void mrc_cc_timeout(struct mrc_qp *qp, u32 len)
+{
+	if (qp->dp.cc.ops->timeout)
+		qp->dp.cc.ops->timeout(qp, len);
+}
+
+/* The window in bytes, for qp-get; 0 with no algorithm keeping one. */
+u32 mrc_cc_window(const struct mrc_qp *qp)
+{
+	return qp->dp.cc.algo == MRC_CC_ALGO_NSCC ? qp->dp.cc.nscc.cwnd : 0;
 }

@@ -183,6 +183,7 @@ static void mrc_comp_sacked(struct mrc_qp *qp, u32 psn)
 	}
 	tp->flags = MRC_TXPKT_SACKED;
 	dp->req.outstanding--;
+	mrc_cc_sacked(qp, tp->len);
 	mrc_rack_delivered(qp, tp);
 	mrc_ev_delivered(qp, tp->ev);
 	if (((psn + 1 - dp->req.sacked_high) & MRC_PSN_MASK) < MRC_PSN_HALF)
@@ -242,6 +243,7 @@ static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 	u32 base = (cack + (s16)ntohs(seth->sack_off)) & MRC_PSN_MASK;
 	bool pr = mrc_seth_pr(seth);
 	u32 trigger, hint = MRC_EV_NONE;
+	bool once = true;
 	int i;
 
 	/*
@@ -265,6 +267,9 @@ static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 			return;
 		}
 		hint = dp->req.txpkts[trigger & dp->req.tx_mask].ev;
+		/* A resent trigger's timestamp may be either copy's. */
+		once = mrc_psn_inflight(dp, trigger) &&
+		       !dp->req.txpkts[trigger & dp->req.tx_mask].retries;
 	}
 	mrc_counter_inc(qp->dev, MRC_CNT_SACKS_RCVD);
 	if (pr)
@@ -291,6 +296,9 @@ static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 	}
 	/* A probe's answer carries the probe's own timestamp: RTT either way. */
 	mrc_comp_rtt(qp, ntohs(cc->tx_ts));
+	mrc_cc_sack(qp, ntohl(cc->rcv),
+		    once ? mrc_ts_age_ns(ntohs(cc->tx_ts)) : 0,
+		    mrc_seth_m(seth) == MRC_SACK_M_SKIP_ONCE);
 	mrc_rack_dups(qp, seth->dups);
 	mrc_rack_detect_loss(qp);
 }
@@ -392,9 +400,11 @@ static void mrc_comp_nack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 		mrc_counter_inc(qp->dev, MRC_CNT_NACK_TRIMMED);
 		mrc_ev_echo(qp, ntohl(neth->entropy), tp->ev,
 			    MRC_EV_STATE_SKIP, MRC_EV_REASON_TRIM);
+		mrc_cc_nack(qp, tp->len, false);
 		break;
 	case MRC_NACK_TRIMMED_LASTHOP:
 		mrc_counter_inc(qp->dev, MRC_CNT_NACK_TRIMMED_LASTHOP);
+		mrc_cc_nack(qp, tp->len, true);
 		break;
 	case MRC_NACK_NO_RESOURCE:
 		/*

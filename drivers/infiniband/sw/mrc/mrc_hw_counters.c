@@ -72,6 +72,12 @@ static const struct rdma_stat_desc mrc_counter_descs[MRC_NUM_COUNTERS] = {
 	[MRC_CNT_EV_SUSPECT_SPURIOUS].name = "ev_suspect_spurious",
 	[MRC_CNT_EV_BAD_LOSS].name = "ev_bad_loss",
 	[MRC_CNT_EV_BAD_TIMEOUT].name = "ev_bad_timeout",
+	/* congestion control */
+	[MRC_CNT_CC_INCREASES].name = "cc_increases",
+	[MRC_CNT_CC_DECREASES].name = "cc_decreases",
+	[MRC_CNT_CC_QUICK_ADAPTS].name = "cc_quick_adapts",
+	[MRC_CNT_CC_PENALTIES].name = "cc_penalties",
+	[MRC_CNT_CC_BAD_RCVD].name = "cc_bad_rcvd",
 	/* endpoint operations */
 	[MRC_CNT_EP_REQS_SENT].name = "ep_reqs_sent",
 	[MRC_CNT_EP_REQS_RCVD].name = "ep_reqs_rcvd",

@@ -74,6 +74,12 @@ enum mrc_counter {
 	MRC_CNT_EV_SUSPECT_SPURIOUS,
 	MRC_CNT_EV_BAD_LOSS,
 	MRC_CNT_EV_BAD_TIMEOUT,
+	/* congestion control (mrc_cc.c, mrc_nscc.c) */
+	MRC_CNT_CC_INCREASES,
+	MRC_CNT_CC_DECREASES,
+	MRC_CNT_CC_QUICK_ADAPTS,
+	MRC_CNT_CC_PENALTIES,
+	MRC_CNT_CC_BAD_RCVD,
 	/* endpoint operations (mrc_ep.c) */
 	MRC_CNT_EP_REQS_SENT,
 	MRC_CNT_EP_REQS_RCVD,

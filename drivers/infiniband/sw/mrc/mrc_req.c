@@ -107,6 +107,7 @@ void mrc_req_start(struct mrc_qp *qp)
 	dp->rto.retries = 0;
 	dp->req.nresend = 0;
 	mrc_rack_start(qp);
+	mrc_cc_start(qp);
 	memset(dp->req.txpkts, 0, (dp->req.tx_mask + 1) * sizeof(*dp->req.txpkts));
 }
 
@@ -238,18 +239,25 @@ static u32 mrc_req_span(struct mrc_qp_dp *dp)
 	return min(dp->req.peer_mpr - 1, dp->req.tx_mask + 1);
 }
 
-/* New PSNs may go out: room in the window and in the span. */
-static bool mrc_req_room(struct mrc_qp_dp *dp)
+/* New PSNs may go out as far as the span goes (the window decides too). */
+static bool mrc_req_span_room(struct mrc_qp_dp *dp)
 {
-	return dp->req.outstanding < mrc_req_max_inflight() &&
-	       ((dp->req.psn_next - dp->req.una) & MRC_PSN_MASK) < mrc_req_span(dp);
+	return ((dp->req.psn_next - dp->req.una) & MRC_PSN_MASK) < mrc_req_span(dp);
 }
 
-/* Once @psn is sent, no new one may follow: ask for a SACK. */
-static bool psn_next_is_window_edge(struct mrc_qp_dp *dp, u32 psn)
+/*
+ * Once @psn (@tp, a first send) is out, no new packet may follow, for the
+ * span or the congestion window: ask for a SACK.
+ */
+static bool psn_next_is_window_edge(struct mrc_qp *qp, u32 psn,
+				    const struct mrc_txpkt *tp)
 {
+	struct mrc_qp_dp *dp = &qp->dp;
+
 	return ((psn + 1 - dp->req.una) & MRC_PSN_MASK) >= mrc_req_span(dp) ||
-	       dp->req.outstanding + 1 >= mrc_req_max_inflight();
+	       !dp->cc.ops->room(qp, dp->cc.bytes + tp->len,
+				 dp->req.outstanding + 1,
+				 ib_mtu_enum_to_int(qp->attr.path_mtu));
 }
 
 /*
@@ -298,7 +306,7 @@ static int mrc_req_build(struct mrc_qp *qp, u32 psn, bool rtx,
 	bth->ack_flags = MRC_BTH_TSH;
 	if (rtx)
 		bth->ack_flags |= MRC_BTH_RTX | MRC_BTH_ACKREQ;
-	if (mrc_op_is_last(op) || psn_next_is_window_edge(dp, psn))
+	if (mrc_op_is_last(op) || (!rtx && psn_next_is_window_edge(qp, psn, tp)))
 		bth->ack_flags |= MRC_BTH_ACKREQ;
 	mrc_put24(bth->psn, psn);
 	p += MRC_BTH_LEN;
@@ -392,10 +400,11 @@ static int mrc_req_send_new(struct mrc_qp *qp, int budget,
 	struct mrc_txpkt *tp;
 	struct mrc_swqe *sw;
 	bool imm;
+	u32 len;
 	int err;
 
 	while (budget && qp->state == IB_QPS_RTS) {
-		if (!mrc_req_room(dp))
+		if (!mrc_req_span_room(dp))
 			break;
 		if (dp->req.fail_pending && dp->req.seg_index == dp->req.fail_index)
 			break;
@@ -422,10 +431,13 @@ static int mrc_req_send_new(struct mrc_qp *qp, int budget,
 			sw->first_psn = dp->req.psn_next;
 			sw->npkts = max(1U, DIV_ROUND_UP(sw->length, mtu));
 		}
+		len = min(mtu, sw->length - dp->req.seg_off);
+		if (!mrc_cc_room(qp, dp->req.outstanding, len))
+			break;
 		tp = &dp->req.txpkts[dp->req.psn_next & dp->req.tx_mask];
 		tp->wqe_index = dp->req.seg_index;
 		tp->offset = dp->req.seg_off;
-		tp->len = min(mtu, sw->length - dp->req.seg_off);
+		tp->len = len;
 		tp->flags = 0;
 		tp->retries = 0;
 		tp->ev = 0;
@@ -442,6 +454,7 @@ static int mrc_req_send_new(struct mrc_qp *qp, int budget,
 		}
 		dp->req.psn_next = (dp->req.psn_next + 1) & MRC_PSN_MASK;
 		dp->req.outstanding++;
+		mrc_cc_sent(qp, tp->len);
 		/* New data: a new flight, which a TLP may follow. */
 		dp->rack.tlp_out = false;
 		dp->rack.tlp_pending = false;
@@ -583,8 +596,10 @@ static void mrc_req_expire(struct mrc_qp *qp)
 	 * The oldest PSN was sent and never SACKed: the EV it last went on
 	 * is suspect.  (All SACKed and the ACK late says nothing of an EV.)
 	 */
-	if (dp->req.una != dp->req.psn_next && !(tp->flags & MRC_TXPKT_SACKED))
+	if (dp->req.una != dp->req.psn_next && !(tp->flags & MRC_TXPKT_SACKED)) {
 		mrc_ev_timeout(qp, tp->ev);
+		mrc_cc_timeout(qp, tp->len);
+	}
 	dp->rto.retries++;
 	if (qp->attr.timeout &&
 	    dp->rto.retries > qp->attr.retry_cnt + mrc_param_exp_retries) {

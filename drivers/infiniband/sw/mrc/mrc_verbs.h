@@ -14,6 +14,7 @@
 #include <rdma/ib_verbs.h>
 #include <uapi/rdma/mrc-abi.h>
 
+#include "mrc_cc.h"
 #include "mrc_ev.h"
 #include "mrc_param.h"
 #include "mrc_rack.h"
@@ -243,8 +244,7 @@ struct mrc_qp_resp {
 /*
  * Data-path state.  Requester and responder halves share one lock, taken
  * with bottom halves disabled: the doorbell and modify_qp run in process
- * context, receive and timers in softirq.  Congestion-control state will
- * sit beside the requester's.
+ * context, receive and timers in softirq.
  */
 struct mrc_qp_dp {
 	spinlock_t lock;		/* everything below, and qp->state */
@@ -252,6 +252,7 @@ struct mrc_qp_dp {
 	bool stopped;			/* destroy: no more work */
 	struct mrc_qp_req req;
 	struct mrc_qp_rack rack;
+	struct mrc_qp_cc cc;
 	struct mrc_qp_evs ev;
 	struct mrc_qp_rto rto;
 	struct mrc_qp_resp resp;

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * rdma_mrc: congestion control on the requester.  Before each new packet
+ * the requester asks its QP's algorithm for room; every SACK, NACK and
+ * retransmission timeout is told to it.  The algorithms: "none" (the fixed
+ * window of max_inflight packets) and NSCC (mrc_nscc.c), chosen by the
+ * QP's CC profile at RTR -> RTS.  Everything here runs under qp->dp.lock.
+ * Design: Documentation/mrc/congestion.rst.
+ */
+#ifndef MRC_CC_H
+#define MRC_CC_H
+
+#include <linux/types.h>
+
+struct mrc_qp;
+
+/* What one SACK tells the algorithm. */
+struct mrc_cc_ack {
+	u32 newly;			/* payload bytes newly received */
+	u32 rtt_ns;			/* of a never resent packet; 0: none */
+	u8 penalty;			/* CC_STATE rcv_cwnd_pen, 0 - 127 */
+	bool ecn;			/* its trigger met CE (M = SKIP_ONCE) */
+};
+
+/* The last thing that changed a QP's window, for mrcctl qp show. */
+enum mrc_cc_event {
+	MRC_CC_EV_NONE,
+	MRC_CC_EV_INCREASE,		/* fulfil: proportional or fair */
+	MRC_CC_EV_FAST_INCREASE,
+	MRC_CC_EV_DECREASE,		/* ECN with delay: multiplicative */
+	MRC_CC_EV_QUICK_ADAPT,
+	MRC_CC_EV_NACK,
+	MRC_CC_EV_TIMEOUT,
+	MRC_CC_EV_PENALTY,		/* the receiver's window penalty */
+};
+
+/*
+ * An algorithm.  @start: RTR -> RTS, the QP's window state fresh.  @room:
+ * may a new packet of @len payload bytes go out, with @bytes and @pkts
+ * (payload bytes, PSNs) sent and not yet SACKed?  @ack: a SACK that
+ * matched.  @nack: a trimmed packet of @len bytes (@lasthop: trimmed at
+ * the receiver's last hop).  @timeout: the RTO expired on a packet of
+ * @len bytes.
+ */
+struct mrc_cc_ops {
+	void (*start)(struct mrc_qp *qp);
+	bool (*room)(struct mrc_qp *qp, u32 bytes, u32 pkts, u32 len);
+	void (*ack)(struct mrc_qp *qp, const struct mrc_cc_ack *a);
+	void (*nack)(struct mrc_qp *qp, u32 len, bool lasthop);
+	void (*timeout)(struct mrc_qp *qp, u32 len);
+};
+
+/* NSCC's per-QP state (mrc_nscc.c). */
+struct mrc_nscc {
+	u32 cwnd;			/* bytes */
+	u32 base_rtt_ns;		/* the profile's, lowered by samples */
+	u32 avg_delay_ns;		/* EWMA of queueing delay samples */
+	u64 inc;			/* pending increase, bytes x bytes */
+	u32 received;			/* bytes since the last fulfil */
+	u32 achieved;			/* bytes this quick-adapt period */
+	u32 fast_bytes;			/* bytes in a row at no delay */
+	u32 qa_skip;			/* bytes in flight at the last QA */
+	u64 fulfil_ns;			/* the last fulfil */
+	u64 eta_ns;			/* the last periodic increase */
+	u64 md_ns;			/* the last multiplicative decrease */
+	u64 qa_ns;			/* the quick-adapt period began */
+	bool qa_trigger;		/* a NACK since, for quick adapt */
+};
+
+/* A QP's congestion-control state, beside its requester's. */
+struct mrc_qp_cc {
+	const struct mrc_cc_ops *ops;
+	u32 algo;			/* MRC_CC_ALGO_* */
+	u32 bytes;			/* payload sent and not SACKed */
+	u64 sent;			/* payload first sent, cumulative */
+	u64 acked;			/* ... received, by CC_STATE */
+	u32 rcvd_units;			/* CC_STATE rcvd_bytes last taken */
+	u8 last_event;			/* enum mrc_cc_event */
+	struct mrc_nscc nscc;
+};
+
+void mrc_cc_start(struct mrc_qp *qp);
+bool mrc_cc_room(struct mrc_qp *qp, u32 pkts, u32 len);
+void mrc_cc_sent(struct mrc_qp *qp, u32 len);
+void mrc_cc_sacked(struct mrc_qp *qp, u32 len);
+void mrc_cc_sack(struct mrc_qp *qp, u32 rcv, u32 rtt_ns, bool ecn);
+void mrc_cc_nack(struct mrc_qp *qp, u32 len, bool lasthop);
+void mrc_cc_timeout(struct mrc_qp *qp, u32 len);
+u32 mrc_cc_window(const struct mrc_qp *qp);
+
+extern const struct mrc_cc_ops mrc_nscc_ops;
+
+#endif /* MRC_CC_H */
