@@ -380,6 +380,10 @@ static int qp_cb(const struct tb *t, void *arg)
 			out_qp_ev(e);
 		out_arr_end();
 	}
+	OUT_U32(t, MRC_A_QP_CWND, "cwnd");
+	OUT_U32(t, MRC_A_QP_INFLIGHT_BYTES, "inflight-bytes");
+	OUT_U32(t, MRC_A_QP_BASE_RTT_NS, "base-rtt-ns");
+	OUT_U32(t, MRC_A_QP_AVG_DELAY_NS, "avg-delay-ns");
 	out_obj_end();
 	return 0;
 }

@@ -630,9 +630,25 @@ static int mrc_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 #define MRC_NL_QP_MSG_SIZE	(NLMSG_DEFAULT_SIZE + MRC_MAX_EV_COUNT * \
 				 (nla_total_size(0) + 3 * nla_total_size(sizeof(u32))))
 
+/* NSCC's view of the window, zero for the fixed one. */
+static int mrc_nl_qp_put_cc(struct sk_buff *skb, struct mrc_qp *qp)
+{
+	const struct mrc_qp_cc *cc = &qp->dp.cc;
+	bool nscc = cc->algo == MRC_CC_ALGO_NSCC;
+
+	if (nla_put_u32(skb, MRC_A_QP_CWND, mrc_cc_window(qp)) ||
+	    nla_put_u32(skb, MRC_A_QP_INFLIGHT_BYTES, cc->bytes) ||
+	    nla_put_u32(skb, MRC_A_QP_BASE_RTT_NS,
+			nscc ? cc->nscc.base_rtt_ns : 0) ||
+	    nla_put_u32(skb, MRC_A_QP_AVG_DELAY_NS,
+			nscc ? cc->nscc.avg_delay_ns : 0))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /*
- * The requester's loss detection and the EVs as its datapath sees them,
- * under dp.lock: one consistent snapshot.
+ * The requester's loss detection, its congestion window and the EVs as
+ * its datapath sees them, under dp.lock: one consistent snapshot.
  */
 static int mrc_nl_qp_put_dp(struct sk_buff *skb, struct mrc_qp *qp)
 {
@@ -658,6 +674,7 @@ static int mrc_nl_qp_put_dp(struct sk_buff *skb, struct mrc_qp *qp)
 		}
 		nla_nest_end(skb, nest);
 	}
+	err = mrc_nl_qp_put_cc(skb, qp);
 out:
 	spin_unlock_bh(&dp->lock);
 	return err;
