@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Congestion control (Documentation/mrc/congestion.rst) between two
+# namespace hosts (scripts/fabric hosts).  mrcA's QPs take the CC profile
+# the case makes mrcA's default; mrc_xfer moves data from h1 to h2 and its
+# server checks every byte.  Cases, one behaviour each:
+#
+#   none     no CC profile (the built-in fixed window of max_inflight
+#            packets): verified, and no congestion-control counter moves
+#   nscc     CC profile 1, algorithm uet-1.0-nscc, max-cwnd 16 KiB:
+#            verified; the QP is bound to it, and in every sample of
+#            mrcctl qp show while it sends its window is at most max-cwnd
+#            and at least one MTU, its bytes in flight at most the window
+#            (and some samples find bytes in flight); every SACK's
+#            received-bytes counter was taken (no cc_bad_rcvd)
+#
+# Every run is bounded (mrc_xfer --timeout, and the test kills it later).
+
+SELF_DIR=$(cd "$(dirname "$0")" && pwd)
+MRCCTL=${MRC_MRCCTL:-${MRC_BUILD:-$MRC_REPO/build}/tools/mrcctl}
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SELF_DIR/lib.sh"
+# shellcheck source=SCRIPTDIR/xfer_lib.sh
+. "$SELF_DIR/xfer_lib.sh"
+
+SIZE=8M
+ITERS=4
+RUN_SECS=$((120 * TIME_SCALE))
+CC_ID=1
+# Small enough to bind: 16 packets of the 1 KiB path MTU (the fixed
+# window is 64).
+MAX_CWND=16384
+MTU=1024
+SAMPLES=20
+# The nscc case's transfer: long enough for the samples (mrcctl takes a
+# good part of a second in a TCG guest).
+NSCC_ITERS=32
+# NSCC's parameters for a TCG guest's link: RTTs of a millisecond or more
+# (netlink.rst, "CC profiles", gives the units).
+NSCC=(disable-qa 0 adjust-bytes-threshold 32768 adjust-period-threshold 1000000
+	base-rtt 1000000 eta 4096 "fi" 8192 fi-scale 250000 gamma 800000
+	max-md-jump 500000 max-cwnd "$MAX_CWND" qa-gate 3 qa-threshold 8000000
+	target-delay 2000000)
+CC_COUNTERS=(cc_increases cc_decreases cc_quick_adapts cc_penalties cc_bad_rcvd)
+
+cc_delta() { counter_delta "$1.0" "$1.1" "$XFER_DEV_A" "$2"; }
+
+# cc_run NAME: the transfer, between two counter snapshots.
+cc_run() {
+	counters_snap "$1.0"
+	xfer_async "$1" "$RUN_SECS" --size "$SIZE" --iters "$ITERS"
+	expect_xfer "$SIZE x $ITERS verified" "$1" "$RUN_SECS"
+	counters_snap "$1.1"
+	counters_show "$1.0" "$1.1" tx_data_pkts retransmits timeouts \
+		sacks_rcvd "${CC_COUNTERS[@]}"
+}
+
+case_none() {
+	local c
+	case_what "no CC profile: the fixed window"
+	cc_run none
+	for c in "${CC_COUNTERS[@]}"; do
+		expect_eq "$c" 0 "$(cc_delta none "$c")"
+	done
+}
+
+# The QP's CC profile, from mrcctl qp show, once the transfer has a QP.
+qp_cc_profile() {
+	bounded "$CMD_TIMEOUT" "$MRCCTL" -j qp show "$XFER_DEV_A" || return 1
+	jq -e --argjson id "$CC_ID" 'length > 0 and all(.[]; ."cc-profile-id" == $id)' \
+		"$BOUNDED_OUT" >/dev/null
+}
+
+# cc_sample: one "CWND INFLIGHT" line per QP of mrcA, appended to the file
+# samples.
+cc_sample() {
+	bounded "$CMD_TIMEOUT" "$MRCCTL" -j qp show "$XFER_DEV_A" || return 0
+	jq -r '.[] | "\(.cwnd) \(."inflight-bytes")"' "$BOUNDED_OUT" \
+		>>"$MRC_TMP/samples"
+}
+
+case_nscc() {
+	local i
+	case_what "CC profile $CC_ID, uet-1.0-nscc"
+	run "$MRCCTL" dev set "$XFER_DEV_A" default-cc-profile "$CC_ID"
+	cleanup_push "$MRCCTL" dev set "$XFER_DEV_A" default-cc-profile 0
+	counters_snap nscc.0
+	xfer_async nscc "$RUN_SECS" --size "$SIZE" --iters "$NSCC_ITERS"
+	check "the QP is bound to profile $CC_ID" \
+		wait_for "$WAIT_TIMEOUT" qp_cc_profile
+	: >"$MRC_TMP/samples"
+	for ((i = 0; i < SAMPLES; i++)); do
+		xfer_running nscc || break
+		cc_sample
+	done
+	expect_xfer "$SIZE x $NSCC_ITERS verified" nscc "$RUN_SECS"
+	log "    $(wc -l <"$MRC_TMP/samples") samples (cwnd inflight):" \
+		"$(sort -n "$MRC_TMP/samples" | uniq -c | sort -rn | head -n 5 | tr -s ' \n' ' ')"
+	expect_eq "samples with the window outside [MTU, max-cwnd]" 0 \
+		"$(awk -v lo="$MTU" -v hi="$MAX_CWND" '$1 < lo || $1 > hi' "$MRC_TMP/samples" | wc -l)"
+	expect_eq "samples with more bytes in flight than the window" 0 \
+		"$(awk '$2 > $1' "$MRC_TMP/samples" | wc -l)"
+	expect_num "samples with bytes in flight" \
+		"$(awk '$2 > 0' "$MRC_TMP/samples" | wc -l)" -gt 0
+	counters_snap nscc.1
+	counters_show nscc.0 nscc.1 tx_data_pkts retransmits timeouts \
+		sacks_rcvd "${CC_COUNTERS[@]}"
+	expect_eq "every received-bytes counter taken (cc_bad_rcvd)" 0 \
+		"$(cc_delta nscc cc_bad_rcvd)"
+}
+
+mrc_case none case_none
+mrc_case nscc case_nscc
+mrc_cases_args "$@"
+
+mrc_test_init
+[ -x "$MRCCTL" ] || fail "no mrcctl at $MRCCTL: run make"
+command -v jq >/dev/null || fail "jq is not installed"
+XFER_MODULE_PARAMS=("${XFER_LOSSLESS_PARAMS[@]}")
+xfer_fabric hosts
+run "$MRCCTL" cc set "$XFER_DEV_A" id "$CC_ID" state offline algorithm uet-1.0-nscc
+run "$MRCCTL" cc set "$XFER_DEV_A" id "$CC_ID" "${NSCC[@]}"
+run "$MRCCTL" cc set "$XFER_DEV_A" id "$CC_ID" state online
+mrc_cases_run
