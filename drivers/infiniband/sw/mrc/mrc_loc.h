@@ -125,6 +125,8 @@ void mrc_resp_probe(struct mrc_qp *qp, struct mrc_pkt *pkt,
 		    struct sk_buff_head *txq);
 void mrc_resp_unexpected(struct mrc_qp *qp, struct mrc_pkt *pkt,
 			 struct sk_buff_head *txq);
+void mrc_resp_trimmed(struct mrc_qp *qp, struct mrc_pkt *pkt,
+		      struct sk_buff_head *txq, bool lasthop);
 
 /* mrc_recv.c: the receive path up to the QP */
 void mrc_recv(struct sk_buff *skb);

@@ -60,6 +60,14 @@ unsigned int mrc_param_dscp_control = MRC_DEFAULT_DSCP_CONTROL;
 module_param_named(dscp_control, mrc_param_dscp_control, uint, 0644);
 MODULE_PARM_DESC(dscp_control, "DSCP of SACK/NACK/ACK packets (DSCP_CONTROL, default 46)");
 
+unsigned int mrc_param_dscp_trimmed = MRC_DEFAULT_DSCP_TRIMMED;
+module_param_named(dscp_trimmed, mrc_param_dscp_trimmed, uint, 0644);
+MODULE_PARM_DESC(dscp_trimmed, "DSCP a switch marks a trimmed data packet with (DSCP_TRIMMED, default 24)");
+
+unsigned int mrc_param_dscp_trimmed_lasthop = MRC_DEFAULT_DSCP_TRIMMED_LASTHOP;
+module_param_named(dscp_trimmed_lasthop, mrc_param_dscp_trimmed_lasthop, uint, 0644);
+MODULE_PARM_DESC(dscp_trimmed_lasthop, "... when trimmed at the receiver's last hop (DSCP_TRIMMED_LASTHOP, default 26)");
+
 unsigned int mrc_param_ep_rate = MRC_DEFAULT_EP_RATE;
 module_param_named(ep_rate, mrc_param_ep_rate, uint, 0644);
 MODULE_PARM_DESC(ep_rate, "Endpoint requests (EV probes, Port Status Updates) a device answers per second at most (default 1000)");

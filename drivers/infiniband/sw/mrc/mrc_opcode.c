@@ -176,3 +176,26 @@ bool mrc_opcode_parse(struct mrc_pkt *pkt)
 	}
 	return true;
 }
+
+/**
+ * mrc_opcode_parse_trimmed - where the headers of a trimmed packet are
+ * @pkt: a data packet a switch trimmed: its headers through RETH are all
+ *	it has left (no ImmDt, payload or ICRC); @pkt->hdr_len counts them
+ *
+ * Returns false when they are not all there.
+ */
+bool mrc_opcode_parse_trimmed(struct mrc_pkt *pkt)
+{
+	unsigned long hdrs = mrc_opcodes[pkt->opcode].hdrs &
+			     (MRC_HDR(METH) | MRC_HDR(TSETH) | MRC_HDR(RETH));
+	u8 *start = (u8 *)(pkt->bth + 1), *p = start;
+	unsigned int id;
+
+	if (!(pkt->ack_flags & MRC_BTH_TSH))
+		hdrs &= ~MRC_HDR(TSETH);
+	for_each_set_bit(id, &hdrs, MRC_NUM_HDRS) {
+		pkt->h.at[id] = p;
+		p += mrc_hdr_lens[id];
+	}
+	return pkt->h.reth && pkt->hdr_len >= p - start;
+}

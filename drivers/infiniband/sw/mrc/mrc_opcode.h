@@ -110,5 +110,6 @@ static inline bool mrc_op_is_ep(u8 op)
 
 unsigned int mrc_op_hdr_len(u8 op, bool tsh);
 bool mrc_opcode_parse(struct mrc_pkt *pkt);
+bool mrc_opcode_parse_trimmed(struct mrc_pkt *pkt);
 
 #endif /* MRC_OPCODE_H */

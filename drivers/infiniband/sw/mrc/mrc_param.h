@@ -231,6 +231,8 @@ extern unsigned int mrc_param_exp_retries;
 extern unsigned int mrc_param_dscp_data;
 extern unsigned int mrc_param_dscp_retx;
 extern unsigned int mrc_param_dscp_control;
+extern unsigned int mrc_param_dscp_trimmed;
+extern unsigned int mrc_param_dscp_trimmed_lasthop;
 extern unsigned int mrc_param_control_pkey;
 extern unsigned int mrc_param_ep_rate;
 extern unsigned int mrc_param_ev_event_rate;

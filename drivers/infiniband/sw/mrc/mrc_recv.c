@@ -122,32 +122,41 @@ static bool mrc_recv_not_unicast(const struct sk_buff *skb)
 	return ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
 }
 
+/* The packet's DSCP. */
+static u8 mrc_recv_dscp(struct sk_buff *skb)
+{
+	if (ip_hdr(skb)->version == IPVERSION)
+		return ip_hdr(skb)->tos >> MRC_DSCP_SHIFT;
+	return ipv6_get_dsfield(ipv6_hdr(skb)) >> MRC_DSCP_SHIFT;
+}
+
 /*
- * Check lengths, ICRC, opcode and the headers the opcode has; fill @pkt.
- * Returns a drop counter or -1.  The packet (data at its UDP header) need
- * not be linear: its headers are pulled into the head, its payload may
- * stay in fragments.
+ * Check its UDP length and pull every header there is, never the payload
+ * (no large allocation): the packet (data at its UDP header) need not be
+ * linear, its payload may stay in fragments.  Returns the UDP length, or
+ * 0 with *@drop set.
  */
-static int mrc_recv_parse(struct sk_buff *skb, struct mrc_pkt *pkt)
+static unsigned int mrc_recv_pull(struct sk_buff *skb, unsigned int min_len,
+				  int *drop)
+{
+	unsigned int len = ntohs(udp_hdr(skb)->len);
+
+	if (len < min_len || len > skb->len) {
+		*drop = MRC_CNT_DROP_SHORT;
+		return 0;
+	}
+	if (!pskb_may_pull(skb, min(len, MRC_RECV_PULL_LEN))) {
+		*drop = MRC_CNT_RX_NOMEM;
+		return 0;
+	}
+	return len;
+}
+
+/* @pkt's BTH fields, and where it came from; @mrc_len: BTH to ICRC. */
+static void mrc_recv_fill(struct sk_buff *skb, struct mrc_pkt *pkt,
+			  unsigned int mrc_len)
 {
 	struct udphdr *udph = udp_hdr(skb);
-	unsigned int len = ntohs(udph->len);
-	unsigned int mrc_len;
-	__le32 icrc_buf;
-	const __le32 *icrc;
-
-	if (len < MRC_UDP_HLEN + MRC_BTH_LEN + MRC_ICRC_LEN || len > skb->len)
-		return MRC_CNT_DROP_SHORT;
-	/* Every header there is, never the payload: no large allocation. */
-	if (!pskb_may_pull(skb, min(len, MRC_RECV_PULL_LEN)))
-		return MRC_CNT_RX_NOMEM;
-	udph = udp_hdr(skb);
-	mrc_len = len - MRC_UDP_HLEN - MRC_ICRC_LEN;
-
-	icrc = skb_header_pointer(skb, len - MRC_ICRC_LEN, MRC_ICRC_LEN,
-				  &icrc_buf);
-	if (!icrc || le32_to_cpu(*icrc) != mrc_icrc(skb, udph, mrc_len))
-		return MRC_CNT_DROP_BAD_ICRC;
 
 	pkt->skb = skb;
 	pkt->bth = (struct mrc_bth *)(udph + 1);
@@ -160,6 +169,49 @@ static int mrc_recv_parse(struct sk_buff *skb, struct mrc_pkt *pkt)
 	pkt->flow = ip_hdr(skb)->version == IPVERSION ? 0 :
 		    ntohl(ip6_flowlabel(ipv6_hdr(skb))) & MRC_EV_FLOW_MASK;
 	pkt->ce = mrc_recv_ce(skb);
+}
+
+/*
+ * A packet a switch trimmed (DSCP_TRIMMED or _LASTHOP): its payload and
+ * ICRC are gone, so neither is checked; it must be a data packet with its
+ * headers through RETH.  Fill @pkt; returns a drop counter or -1.
+ */
+static int mrc_recv_parse_trimmed(struct sk_buff *skb, struct mrc_pkt *pkt)
+{
+	unsigned int len;
+	int drop;
+
+	len = mrc_recv_pull(skb, MRC_UDP_HLEN + MRC_BTH_LEN, &drop);
+	if (!len)
+		return drop;
+	mrc_recv_fill(skb, pkt, len - MRC_UDP_HLEN);
+	if (!mrc_op_is_write(pkt->opcode) || !mrc_opcode_parse_trimmed(pkt))
+		return MRC_CNT_DROP_BAD_TRIMMED;
+	return -1;
+}
+
+/*
+ * Check lengths, ICRC, opcode and the headers the opcode has; fill @pkt.
+ * Returns a drop counter or -1.
+ */
+static int mrc_recv_parse(struct sk_buff *skb, struct mrc_pkt *pkt)
+{
+	unsigned int len, mrc_len;
+	__le32 icrc_buf;
+	const __le32 *icrc;
+	int drop;
+
+	len = mrc_recv_pull(skb, MRC_UDP_HLEN + MRC_BTH_LEN + MRC_ICRC_LEN,
+			    &drop);
+	if (!len)
+		return drop;
+	mrc_len = len - MRC_UDP_HLEN - MRC_ICRC_LEN;
+
+	icrc = skb_header_pointer(skb, len - MRC_ICRC_LEN, MRC_ICRC_LEN,
+				  &icrc_buf);
+	if (!icrc || le32_to_cpu(*icrc) != mrc_icrc(skb, udp_hdr(skb), mrc_len))
+		return MRC_CNT_DROP_BAD_ICRC;
+	mrc_recv_fill(skb, pkt, mrc_len);
 
 	if (!mrc_op_known(pkt->opcode))
 		return MRC_CNT_DROP_BAD_OPCODE;
@@ -203,7 +255,9 @@ void mrc_recv(struct sk_buff *skb)
 	struct ib_device *ibdev;
 	struct mrc_dev *dev;
 	struct mrc_qp *qp;
+	bool trimmed, lasthop;
 	u32 port;
+	u8 dscp;
 	int drop;
 
 	ibdev = mrc_recv_device(skb, &port);
@@ -225,7 +279,12 @@ void mrc_recv(struct sk_buff *skb)
 	if (mrc_recv_not_unicast(skb))
 		goto drop;
 
-	drop = mrc_recv_parse(skb, &pkt);
+	/* A trimmed packet is known by its DSCP, before any other check. */
+	dscp = mrc_recv_dscp(skb);
+	lasthop = dscp == READ_ONCE(mrc_param_dscp_trimmed_lasthop);
+	trimmed = lasthop || dscp == READ_ONCE(mrc_param_dscp_trimmed);
+	drop = trimmed ? mrc_recv_parse_trimmed(skb, &pkt) :
+			 mrc_recv_parse(skb, &pkt);
 	if (drop >= 0)
 		goto drop;
 
@@ -259,7 +318,10 @@ void mrc_recv(struct sk_buff *skb)
 	/* MRs are found, and placed into, under RCU. */
 	rcu_read_lock();
 
-	row->qp_rcv(qp, &pkt, &txq);
+	if (trimmed)
+		mrc_resp_trimmed(qp, &pkt, &txq, lasthop);
+	else
+		row->qp_rcv(qp, &pkt, &txq);
 
 	rcu_read_unlock();
 	mrc_net_xmit_list(qp, &txq);

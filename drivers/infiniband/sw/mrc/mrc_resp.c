@@ -582,3 +582,39 @@ void mrc_resp_unexpected(struct mrc_qp *qp, struct mrc_pkt *pkt,
 out:
 	spin_unlock_bh(&dp->lock);
 }
+
+/**
+ * mrc_resp_trimmed - a data packet a switch trimmed on the way
+ * @qp: the destination QP
+ * @pkt: its headers through RETH (no payload, no ICRC)
+ * @txq: replies to send once the lock is released
+ * @lasthop: trimmed at the receiver's last hop (DSCP_TRIMMED_LASTHOP)
+ *
+ * A PSN the window still waits for is NACKed at once, TRIMMED or
+ * TRIMMED_LASTHOP, on the control class: the requester resends it without
+ * waiting for a timeout, and knows the path is alive.  One that arrived
+ * already, or lies outside the window, is only counted: a NACK would
+ * cause a needless resend.
+ */
+void mrc_resp_trimmed(struct mrc_qp *qp, struct mrc_pkt *pkt,
+		      struct sk_buff_head *txq, bool lasthop)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	u32 d;
+
+	spin_lock_bh(&dp->lock);
+	if (!mrc_resp_active(qp)) {
+		mrc_counter_inc(qp->dev, MRC_CNT_DROP_BAD_STATE);
+		goto out;
+	}
+	if (mrc_resp_classify(dp, pkt->psn, &d) != MRC_RESP_PSN_NEW) {
+		mrc_counter_inc(qp->dev, MRC_CNT_TRIMMED_STALE);
+		goto out;
+	}
+	mrc_counter_inc(qp->dev, MRC_CNT_TRIMMED_RCVD);
+	mrc_resp_nack(qp, txq, pkt->psn, lasthop ? MRC_NACK_TRIMMED_LASTHOP :
+		      MRC_NACK_TRIMMED, mrc_pkt_entropy(pkt),
+		      mrc_resp_pkt_ts(pkt));
+out:
+	spin_unlock_bh(&dp->lock);
+}
