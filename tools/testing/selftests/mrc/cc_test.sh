@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Congestion control (Documentation/mrc/congestion.rst) between two
-# namespace hosts (scripts/fabric hosts).  mrcA's QPs take the CC profile
+# Congestion control (Documentation/mrc/congestion.rst) and trimming
+# (trimming.rst) between two namespace hosts joined by a router
+# (scripts/fabric routed: h1 - fw - h2).  mrcA's QPs take the CC profile
 # the case makes mrcA's default; mrc_xfer moves data from h1 to h2 and its
 # server checks every byte.  Cases, one behaviour each:
 #
@@ -14,6 +15,11 @@
 #            and at least one MTU, its bytes in flight at most the window
 #            (and some samples find bytes in flight); every SACK's
 #            received-bytes counter was taken (no cc_bad_rcvd)
+#   trim     fw's link to h2 limited to 50 Mbit/s (tbf) with the trimming
+#            switch (mrc-trim) on its egress: it trims; every trimmed
+#            packet reaches mrcB, which answers each new one with a NACK
+#            TRIMMED that mrcA takes; mrcA resends them all; no timeout,
+#            no EV ASSUMED_BAD; verified
 #
 # Every run is bounded (mrc_xfer --timeout, and the test kills it later).
 
@@ -43,6 +49,11 @@ NSCC=(disable-qa 0 adjust-bytes-threshold 32768 adjust-period-threshold 1000000
 	max-md-jump 500000 max-cwnd "$MAX_CWND" qa-gate 3 qa-threshold 8000000
 	target-delay 2000000)
 CC_COUNTERS=(cc_increases cc_decreases cc_quick_adapts cc_penalties cc_bad_rcvd)
+# trim: the bottleneck, and the switch's virtual queue threshold (bytes).
+MRC_TRIM=${MRC_TRIM:-${MRC_BUILD:-$MRC_REPO/build}/tools/mrc-trim}
+TRIM_DEV=eth2			# fw's link towards h2
+TRIM_MBIT=50
+TRIM_THRESHOLD=32768
 
 cc_delta() { counter_delta "$1.0" "$1.1" "$XFER_DEV_A" "$2"; }
 
@@ -110,15 +121,51 @@ case_nscc() {
 		"$(cc_delta nscc cc_bad_rcvd)"
 }
 
+# trim_stat NAME: the switch's statistic NAME (mrc-trim stats).
+trim_stat() {
+	ip netns exec "$XFER_ROUTER_NS" "$MRC_TRIM" stats "$TRIM_DEV" |
+		awk -v k="$1" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }'
+}
+
+case_trim() {
+	local trimmed rcvd stale
+	case_what "a $TRIM_MBIT Mbit/s bottleneck at fw, the trimming switch on"
+	cleanup_push tc_clear "$TRIM_DEV"
+	fw tc qdisc replace dev "$TRIM_DEV" root tbf rate "${TRIM_MBIT}mbit" \
+		burst 16kb latency 200ms
+	fw "$MRC_TRIM" attach "$TRIM_DEV" --rate "$TRIM_MBIT" \
+		--threshold "$TRIM_THRESHOLD"
+	cc_run trim
+	log "    switch: $(ip netns exec "$XFER_ROUTER_NS" "$MRC_TRIM" stats "$TRIM_DEV")"
+	counters_show trim.0 trim.1 trimmed_rcvd trimmed_stale drop_bad_trimmed \
+		nack_trimmed nacks_sent fast_retransmits ev_skip ev_assumed_bad
+	trimmed=$(trim_stat trimmed)
+	rcvd=$(counter_delta trim.0 trim.1 "$XFER_DEV_B" trimmed_rcvd)
+	stale=$(counter_delta trim.0 trim.1 "$XFER_DEV_B" trimmed_stale)
+	expect_num "the switch trimmed packets" "${trimmed:-0}" -gt 0
+	expect_eq "each reached mrcB (trimmed_rcvd + trimmed_stale)" \
+		"$trimmed" $((rcvd + stale))
+	expect_eq "none refused as malformed" 0 \
+		"$(counter_delta trim.0 trim.1 "$XFER_DEV_B" drop_bad_trimmed)"
+	expect_eq "mrcA took a NACK TRIMMED for each one mrcB answered" "$rcvd" \
+		"$(cc_delta trim nack_trimmed)"
+	expect_num "mrcA resent them (retransmits)" \
+		"$(cc_delta trim retransmits)" -ge "$rcvd"
+	expect_eq "no timeout" 0 "$(cc_delta trim timeouts)"
+	expect_eq "no EV ASSUMED_BAD" 0 "$(cc_delta trim ev_assumed_bad)"
+}
+
 mrc_case none case_none
 mrc_case nscc case_nscc
+mrc_case trim case_trim
 mrc_cases_args "$@"
 
 mrc_test_init
 [ -x "$MRCCTL" ] || fail "no mrcctl at $MRCCTL: run make"
+[ -x "$MRC_TRIM" ] || fail "no mrc-trim at $MRC_TRIM: run make"
 command -v jq >/dev/null || fail "jq is not installed"
 XFER_MODULE_PARAMS=("${XFER_LOSSLESS_PARAMS[@]}")
-xfer_fabric hosts
+xfer_fabric routed
 run "$MRCCTL" cc set "$XFER_DEV_A" id "$CC_ID" state offline algorithm uet-1.0-nscc
 run "$MRCCTL" cc set "$XFER_DEV_A" id "$CC_ID" "${NSCC[@]}"
 run "$MRCCTL" cc set "$XFER_DEV_A" id "$CC_ID" state online
