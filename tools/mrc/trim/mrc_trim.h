@@ -10,6 +10,7 @@
 #ifndef MRC_TRIM_H
 #define MRC_TRIM_H
 
+#include <linux/bpf.h>
 #include <linux/types.h>
 
 /* MRC over UDP: the destination port, and the headers a trim keeps. */

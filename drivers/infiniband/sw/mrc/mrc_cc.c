@@ -298,10 +298,14 @@ void mrc_cc_start(struct mrc_qp *qp)
 		cc->ops->start(qp);
 }
 
-/* May a new packet of @len payload bytes go out, @pkts PSNs unSACKed? */
-bool mrc_cc_room(struct mrc_qp *qp, u32 pkts, u32 len)
+/*
+ * May a new packet of @len payload bytes go out, with @pkts PSNs unSACKed
+ * and @more payload bytes sent beyond what the window counts now (a
+ * packet being built)?
+ */
+bool mrc_cc_room(struct mrc_qp *qp, u32 more, u32 pkts, u32 len)
 {
-	return qp->dp.cc.ops->room(qp, qp->dp.cc.bytes, pkts, len);
+	return qp->dp.cc.ops->room(qp, qp->dp.cc.bytes + more, pkts, len);
 }
 
 /* A first send of @len payload bytes. */

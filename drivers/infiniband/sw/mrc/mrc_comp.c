@@ -190,11 +190,11 @@ static void mrc_comp_sacked(struct mrc_qp *qp, u32 psn)
 		dp->req.sacked_high = (psn + 1) & MRC_PSN_MASK;
 }
 
-/* RTT from a reflected TSETH timestamp (coarse units). */
-static void mrc_comp_rtt(struct mrc_qp *qp, u16 ts)
+/* An RTT sample: the age, @age_ns, of a reflected TSETH timestamp. */
+static void mrc_comp_rtt(struct mrc_qp *qp, u32 age_ns)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
-	u32 sample = mrc_ts_age_ns(ts) / NSEC_PER_USEC;
+	u32 sample = age_ns / NSEC_PER_USEC;
 	u32 err;
 
 	if (!dp->rto.srtt_us) {
@@ -242,7 +242,7 @@ static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 	u64 bitmap = be64_to_cpu(seth->bitmap);
 	u32 base = (cack + (s16)ntohs(seth->sack_off)) & MRC_PSN_MASK;
 	bool pr = mrc_seth_pr(seth);
-	u32 trigger, hint = MRC_EV_NONE;
+	u32 trigger, hint = MRC_EV_NONE, age_ns;
 	bool once = true;
 	int i;
 
@@ -294,10 +294,13 @@ static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 		if ((bitmap & BIT_ULL(i)) && mrc_psn_inflight(dp, psn))
 			mrc_comp_sacked(qp, psn);
 	}
-	/* A probe's answer carries the probe's own timestamp: RTT either way. */
-	mrc_comp_rtt(qp, ntohs(cc->tx_ts));
-	mrc_cc_sack(qp, ntohl(cc->rcv),
-		    once ? mrc_ts_age_ns(ntohs(cc->tx_ts)) : 0,
+	/*
+	 * A probe's answer carries the probe's own timestamp: RTT either way
+	 * (one clock read for both uses).
+	 */
+	age_ns = mrc_ts_age_ns(ntohs(cc->tx_ts));
+	mrc_comp_rtt(qp, age_ns);
+	mrc_cc_sack(qp, ntohl(cc->rcv), once ? age_ns : 0,
 		    mrc_seth_m(seth) == MRC_SACK_M_SKIP_ONCE);
 	mrc_rack_dups(qp, seth->dups);
 	mrc_rack_detect_loss(qp);

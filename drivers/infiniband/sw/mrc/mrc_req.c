@@ -255,9 +255,8 @@ static bool psn_next_is_window_edge(struct mrc_qp *qp, u32 psn,
 	struct mrc_qp_dp *dp = &qp->dp;
 
 	return ((psn + 1 - dp->req.una) & MRC_PSN_MASK) >= mrc_req_span(dp) ||
-	       !dp->cc.ops->room(qp, dp->cc.bytes + tp->len,
-				 dp->req.outstanding + 1,
-				 ib_mtu_enum_to_int(qp->attr.path_mtu));
+	       !mrc_cc_room(qp, tp->len, dp->req.outstanding + 1,
+			    ib_mtu_enum_to_int(qp->attr.path_mtu));
 }
 
 /*
@@ -432,7 +431,7 @@ static int mrc_req_send_new(struct mrc_qp *qp, int budget,
 			sw->npkts = max(1U, DIV_ROUND_UP(sw->length, mtu));
 		}
 		len = min(mtu, sw->length - dp->req.seg_off);
-		if (!mrc_cc_room(qp, dp->req.outstanding, len))
+		if (!mrc_cc_room(qp, 0, dp->req.outstanding, len))
 			break;
 		tp = &dp->req.txpkts[dp->req.psn_next & dp->req.tx_mask];
 		tp->wqe_index = dp->req.seg_index;
