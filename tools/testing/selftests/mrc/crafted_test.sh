@@ -751,6 +751,33 @@ group_edge_old() {
 	expect_mr
 }
 
+# Trimmed packets (trimming.rst): a DSCP of dscp_trimmed (24, tos 0x60)
+# or dscp_trimmed_lasthop (26, tos 0x68), the payload and ICRC cut off
+# after RETH (36 bytes from the BTH on, TSETH included).  Nothing of one
+# is placed; only an awaited PSN is NACKed.
+TRIMMED_TOS=0x60
+TRIMMED_LASTHOP_TOS=0x68
+TRIMMED_KEEP=36
+group_trimmed() {
+	local base="psn=@0 msn=1 va=@0 len=32 seed=94 cut=$TRIMMED_KEEP"
+	crafted "trimmed WRITE Only, PSN awaited: NACK TRIMMED" \
+		"trimmed_rcvd=1 nacks_sent=1" \
+		--expect nack:reason=0x01:nackpsn=@0 --cack @-1 \
+		"$base tos=$TRIMMED_TOS"
+	crafted "trimmed at the last hop: NACK TRIMMED_LASTHOP" \
+		"trimmed_rcvd=1 nacks_sent=1" \
+		--expect nack:reason=0x02:nackpsn=@0 --cack @-1 \
+		"$base tos=$TRIMMED_LASTHOP_TOS"
+	crafted "trimmed, its PSN the cack_psn (arrived): counted, not NACKed" \
+		"trimmed_stale=1" --cack @-1 \
+		"psn=@-1 msn=1 va=@0 len=32 seed=94 cut=$TRIMMED_KEEP tos=$TRIMMED_TOS"
+	crafted "trimmed mid-RETH: malformed" "drop_bad_trimmed=1" --cack @-1 \
+		"psn=@0 msn=1 va=@0 len=32 seed=94 cut=28 tos=$TRIMMED_TOS"
+	crafted "a PROBE marked trimmed: not a data packet" "drop_bad_trimmed=1" \
+		--cack @-1 "op=0xde psn=0x79 probeid=0x79 tos=$TRIMMED_TOS"
+	expect_mr
+}
+
 group_edge_far() {
 	local mpr=$MPR
 	crafted "d = MPR - 1: inside the window, accepted (a hole before it)" \
@@ -994,6 +1021,7 @@ mrc_case peer case_group "peer and partition" group_peer
 mrc_case sequence case_group "window and duplicates" group_sequence --rq-psn 0xfffffe
 mrc_case edge_old case_group "receive window, old edge" group_edge_old
 mrc_case edge_far case_group "receive window, far edge" group_edge_far
+mrc_case trimmed case_group "trimmed packets" group_trimmed
 mrc_case rkey case_group "bad R_Key" group_rkey
 mrc_case midmsg case_group "bad R_Key mid-message" group_midmsg
 mrc_case bounds case_group "MR bounds" group_bounds
