@@ -93,6 +93,9 @@ struct mrc_dev {
 	spinlock_t peer_lock;
 	DECLARE_HASHTABLE(peers, MRC_PEER_HASH_BITS);
 
+	/* What the host's receive path shows of its load (mrc_cc.c). */
+	struct mrc_cc_host cc_host;
+
 	/* Endpoint requests answered in the current second (mrc_ep.c). */
 	spinlock_t ep_rate_lock;
 	unsigned long ep_rate_window;

@@ -15,6 +15,9 @@
 #include "mrc_hdr.h"
 #include "mrc_profile.h"
 
+#define CREATE_TRACE_POINTS
+#include "mrc_trace.h"
+
 /* Where each NSCC parameter sits in struct mrc_nscc_params. */
 static const size_t mrc_nscc_off[MRC_NSCC_NPARAMS] = {
 	[MRC_NSCC_DISABLE_QA] = offsetof(struct mrc_nscc_params, disable_qa),

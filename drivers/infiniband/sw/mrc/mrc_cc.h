@@ -4,7 +4,10 @@
  * the requester asks its QP's algorithm for room; every SACK, NACK and
  * retransmission timeout is told to it.  The algorithms: "none" (the fixed
  * window of max_inflight packets) and NSCC (mrc_nscc.c), chosen by the
- * QP's CC profile at RTR -> RTS.  Everything here runs under qp->dp.lock.
+ * QP's CC profile at RTR -> RTS.  The responder's half fills CC_STATE:
+ * the received-bytes clock, the out-of-order count and the receiver window
+ * penalty its host's receive load asks for.  Everything here runs under
+ * qp->dp.lock.
  * Design: Documentation/mrc/congestion.rst.
  */
 #ifndef MRC_CC_H
@@ -12,7 +15,19 @@
 
 #include <linux/types.h>
 
+struct mrc_dev;
 struct mrc_qp;
+
+/*
+ * The responder's view of its host's receive load, shared by the device's
+ * QPs (racy by design: any recent value will do): the receive backlog's
+ * drops as last counted, and until when they press on the senders.
+ */
+struct mrc_cc_host {
+	unsigned long checked;		/* jiffies of the last count */
+	unsigned long pressed_until;	/* jiffies */
+	u32 drops;			/* backlog drops, all CPUs */
+};
 
 /* What one SACK tells the algorithm. */
 struct mrc_cc_ack {
@@ -87,6 +102,10 @@ void mrc_cc_sack(struct mrc_qp *qp, u32 rcv, u32 rtt_ns, bool ecn);
 void mrc_cc_nack(struct mrc_qp *qp, u32 len, bool lasthop);
 void mrc_cc_timeout(struct mrc_qp *qp, u32 len);
 u32 mrc_cc_window(const struct mrc_qp *qp);
+
+void mrc_cc_host_init(struct mrc_dev *dev);
+__be32 mrc_cc_rcv_word(struct mrc_qp *qp);
+__be16 mrc_cc_ooo_word(const struct mrc_qp *qp);
 
 extern const struct mrc_cc_ops mrc_nscc_ops;
 

@@ -209,6 +209,16 @@ static void mrc_comp_rtt(struct mrc_qp *qp, u32 age_ns)
 	mrc_rack_rtt(qp, sample);
 }
 
+/* Nanoseconds from @sent_us (mrc_now_us()) to @now_ns; 0 past 4 s. */
+static u32 mrc_comp_rtt_since(u64 now_ns, u32 sent_us)
+{
+	u32 us = (u32)div_u64(now_ns, NSEC_PER_USEC) - sent_us;
+
+	if (us > U32_MAX / NSEC_PER_USEC)
+		return 0;
+	return max(us, 1U) * NSEC_PER_USEC;
+}
+
 /*
  * What a SACK says of the EV it echoes: a probe on it was answered (PR),
  * or the packet that triggered it met ECN (M=SKIP_ONCE) or a known bad
@@ -242,8 +252,9 @@ static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 	u64 bitmap = be64_to_cpu(seth->bitmap);
 	u32 base = (cack + (s16)ntohs(seth->sack_off)) & MRC_PSN_MASK;
 	bool pr = mrc_seth_pr(seth);
-	u32 trigger, hint = MRC_EV_NONE, age_ns;
+	u32 trigger, hint = MRC_EV_NONE, age_ns, cc_rtt_ns, sent_us = 0;
 	bool once = true;
+	u64 now_ns;
 	int i;
 
 	/*
@@ -270,6 +281,7 @@ static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 		/* A resent trigger's timestamp may be either copy's. */
 		once = mrc_psn_inflight(dp, trigger) &&
 		       !dp->req.txpkts[trigger & dp->req.tx_mask].retries;
+		sent_us = dp->req.txpkts[trigger & dp->req.tx_mask].sent_us;
 	}
 	mrc_counter_inc(qp->dev, MRC_CNT_SACKS_RCVD);
 	if (pr)
@@ -295,13 +307,29 @@ static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 			mrc_comp_sacked(qp, psn);
 	}
 	/*
-	 * A probe's answer carries the probe's own timestamp: RTT either way
-	 * (one clock read for both uses).
+	 * The reflected timestamp (the oldest packet the SACK newly covers, or
+	 * the probe answered) times the RTO, SACK coalescing included.  The
+	 * window's delay is the trigger's own RTT, from its send record to
+	 * the microsecond: the SACK left when the trigger arrived, so the
+	 * responder's service time is not in it.  One clock read for both.
 	 */
-	age_ns = mrc_ts_age_ns(ntohs(cc->tx_ts));
+	now_ns = ktime_get_ns();
+	age_ns = mrc_ts_age_ns_at(ntohs(cc->tx_ts), now_ns);
 	mrc_comp_rtt(qp, age_ns);
-	mrc_cc_sack(qp, ntohl(cc->rcv), once ? age_ns : 0,
-		    mrc_seth_m(seth) == MRC_SACK_M_SKIP_ONCE);
+	if (pr)
+		cc_rtt_ns = age_ns;
+	else if (once)
+		cc_rtt_ns = mrc_comp_rtt_since(now_ns, sent_us);
+	else
+		cc_rtt_ns = 0;
+	if (FIELD_GET(MRC_CC_OOO, ntohs(cc->ooo_count)) >
+	    ((dp->req.psn_next - next_una) & MRC_PSN_MASK)) {
+		/* More held out of order than we have sent past cack_psn. */
+		mrc_counter_inc(qp->dev, MRC_CNT_CC_BAD_OOO);
+	} else {
+		mrc_cc_sack(qp, ntohl(cc->rcv), cc_rtt_ns,
+			    mrc_seth_m(seth) == MRC_SACK_M_SKIP_ONCE);
+	}
 	mrc_rack_dups(qp, seth->dups);
 	mrc_rack_detect_loss(qp);
 }

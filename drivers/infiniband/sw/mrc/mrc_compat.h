@@ -83,4 +83,14 @@ void mrc_nl_msg_u32_ring(struct netlink_ext_ack *extack, const char *fmt, ...)
 }
 #endif
 
+/* A CPU's receive backlog drops (an atomic_t since Linux 6.10). */
+static inline u32 mrc_softnet_dropped(struct softnet_data *sd)
+{
+#ifdef MRC_HAVE_SOFTNET_ATOMIC_DROPPED
+	return atomic_read(&sd->dropped);
+#else
+	return READ_ONCE(sd->dropped);
+#endif
+}
+
 #endif /* MRC_COMPAT_H */

@@ -147,10 +147,20 @@ static inline __be16 mrc_ts_flags(void)
 		     FIELD_PREP(MRC_TSETH_FTYPE, MRC_TSETH_FTYPE_TS));
 }
 
-/* Nanoseconds since timestamp @ts of ours was taken (it wraps at 2.1 s). */
+/*
+ * Nanoseconds from timestamp @ts of ours to @now_ns (ktime_get_ns()); it
+ * wraps at 2.1 s.
+ */
+static inline u32 mrc_ts_age_ns_at(u16 ts, u64 now_ns)
+{
+	return (u32)(u16)((u16)(now_ns >> MRC_TS_COARSE_SHIFT) - ts) <<
+	       MRC_TS_COARSE_SHIFT;
+}
+
+/* Nanoseconds since timestamp @ts of ours was taken. */
 static inline u32 mrc_ts_age_ns(u16 ts)
 {
-	return (u32)(u16)(mrc_ts_now() - ts) << MRC_TS_COARSE_SHIFT;
+	return mrc_ts_age_ns_at(ts, ktime_get_ns());
 }
 
 /* ---- RETH, 16 bytes, every request packet ---- */
@@ -245,15 +255,17 @@ struct mrc_cc_state {
 	__be32 rcv;		/* rc (1) | rcv_cwnd_pen (7) | rcvd_bytes (24) */
 } __packed;
 
+#define MRC_CC_OOO			GENMASK(14, 0)	/* of ooo_count */
 #define MRC_CC_RC			BIT(31)
 #define MRC_CC_PEN			GENMASK(30, 24)
 #define MRC_CC_RCVD_BYTES		GENMASK(23, 0)
 #define MRC_CC_RCVD_BYTES_UNIT		256
 
-/* CC_STATE.rcv reporting @bytes received (rc and the penalty clear). */
-static inline __be32 mrc_cc_rcv(u64 bytes)
+/* CC_STATE.rcv reporting @bytes received and penalty @pen (rc clear). */
+static inline __be32 mrc_cc_rcv(u64 bytes, u32 pen)
 {
-	return htonl(FIELD_PREP(MRC_CC_RCVD_BYTES,
+	return htonl(FIELD_PREP(MRC_CC_PEN, pen) |
+		     FIELD_PREP(MRC_CC_RCVD_BYTES,
 				DIV_ROUND_UP_ULL(bytes, MRC_CC_RCVD_BYTES_UNIT) &
 				FIELD_MAX(MRC_CC_RCVD_BYTES)));
 }

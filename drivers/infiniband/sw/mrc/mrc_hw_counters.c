@@ -81,6 +81,9 @@ static const struct rdma_stat_desc mrc_counter_descs[MRC_NUM_COUNTERS] = {
 	[MRC_CNT_CC_QUICK_ADAPTS].name = "cc_quick_adapts",
 	[MRC_CNT_CC_PENALTIES].name = "cc_penalties",
 	[MRC_CNT_CC_BAD_RCVD].name = "cc_bad_rcvd",
+	[MRC_CNT_CC_BAD_OOO].name = "cc_bad_ooo",
+	[MRC_CNT_CC_PENALTIES_SENT].name = "cc_penalties_sent",
+	[MRC_CNT_RX_BACKLOG_DROPS].name = "rx_backlog_drops",
 	/* endpoint operations */
 	[MRC_CNT_EP_REQS_SENT].name = "ep_reqs_sent",
 	[MRC_CNT_EP_REQS_RCVD].name = "ep_reqs_rcvd",

@@ -20,6 +20,7 @@
 #include "mrc.h"
 #include "mrc_cc.h"
 #include "mrc_profile.h"
+#include "mrc_trace.h"
 
 /* Millionths: fi_scale, gamma and max_md_jump. */
 #define MRC_NSCC_UNIT			1000000U
@@ -69,10 +70,14 @@ static bool mrc_nscc_set(struct mrc_qp *qp, const struct mrc_nscc_params *p,
 {
 	u32 old = qp->dp.cc.nscc.cwnd;
 
-	qp->dp.cc.nscc.cwnd = clamp_t(u64, cwnd, mrc_nscc_mtu(qp),
-				      mrc_nscc_maxwnd(qp, p));
+	struct mrc_nscc *n = &qp->dp.cc.nscc;
+
+	n->cwnd = clamp_t(u64, cwnd, mrc_nscc_mtu(qp), mrc_nscc_maxwnd(qp, p));
 	qp->dp.cc.last_event = why;
-	return qp->dp.cc.nscc.cwnd > old;
+	if (n->cwnd != old)
+		trace_mrc_cc_window(qp->ibqp.qp_num, n->cwnd, qp->dp.cc.bytes,
+				    n->base_rtt_ns, n->avg_delay_ns, why);
+	return n->cwnd > old;
 }
 
 static void mrc_nscc_start(struct mrc_qp *qp)

@@ -80,6 +80,7 @@ void mrc_resp_start(struct mrc_qp *qp)
 	dp->resp.imm_reserved = 0;
 	dp->resp.pkts_since_sack = 0;
 	dp->resp.rcvd_bytes = 0;
+	dp->resp.ooo_held = 0;
 	dp->resp.dups = 0;
 	dp->resp.echo_ts_set = false;
 	bitmap_zero(dp->resp.rcv_bitmap, dp->resp.rcv_mask + 1);
@@ -145,7 +146,8 @@ static void mrc_resp_sack(struct mrc_qp *qp, struct sk_buff_head *txq,
 	seth->bitmap = cpu_to_be64(bitmap);
 	cc->tx_ts = htons(dp->resp.echo_ts);
 	dp->resp.echo_ts_set = false;
-	cc->rcv = mrc_cc_rcv(dp->resp.rcvd_bytes);
+	cc->ooo_count = mrc_cc_ooo_word(qp);
+	cc->rcv = mrc_cc_rcv_word(qp);
 
 	dp->resp.pkts_since_sack = 0;
 	mrc_counter_inc(qp->dev, MRC_CNT_SACKS_SENT);
@@ -420,9 +422,12 @@ static bool mrc_resp_arrived(struct mrc_qp_dp *dp, const struct mrc_pkt *pkt,
 	set_bit(pkt->psn & dp->resp.rcv_mask, dp->resp.rcv_bitmap);
 	if (psn_diff(pkt->psn, dp->resp.rcv_high) < MRC_PSN_HALF)
 		dp->resp.rcv_high = (pkt->psn + 1) & MRC_PSN_MASK;
+	/* Held until cack_psn passes it (at once when it is the next). */
+	dp->resp.ooo_held++;
 	while (test_bit(dp->resp.rcv_next & dp->resp.rcv_mask, dp->resp.rcv_bitmap)) {
 		clear_bit(dp->resp.rcv_next & dp->resp.rcv_mask, dp->resp.rcv_bitmap);
 		dp->resp.rcv_next = (dp->resp.rcv_next + 1) & MRC_PSN_MASK;
+		dp->resp.ooo_held--;
 	}
 	dp->resp.rcvd_bytes += pkt->paylen;
 	return hole;

@@ -238,6 +238,7 @@ struct mrc_qp_resp {
 	u16 echo_ts;
 	bool echo_ts_set;
 	u32 rcvd_bytes;			/* for CC_STATE */
+	u32 ooo_held;			/* PSNs arrived past cack_psn */
 	u8 dups;			/* duplicates received, for SETH.dups */
 };
 
