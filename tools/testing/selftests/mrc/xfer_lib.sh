@@ -34,6 +34,8 @@ XFER_DEV_A=mrcA		# on h1: the client, the requester
 XFER_DEV_B=mrcB		# on h2: the server, the responder
 XFER_NS_A=h1
 XFER_NS_B=h2
+# The devices counters_snap and counters_show take (none: mrcA, mrcB).
+XFER_COUNTER_DEVS=()
 XFER_NETDEV=eth0
 XFER_TCP_PORT=18520
 # Seconds a bounded mrc_xfer may outlive its own --timeout (alarm backstop
@@ -353,23 +355,30 @@ tc_dropped() {
 	printf '%s\n' "$n"
 }
 
-# counters_snap TAG: COUNTERS[TAG.DEV.NAME] for both devices.
+# counter_devs: the devices counters_snap and counters_show take, one per
+# line: XFER_COUNTER_DEVS, or the two of the xfer fabric.
+counter_devs() {
+	if [ ${#XFER_COUNTER_DEVS[@]} -gt 0 ]; then
+		printf '%s\n' "${XFER_COUNTER_DEVS[@]}"
+	else
+		printf '%s\n' "$XFER_DEV_A" "$XFER_DEV_B"
+	fi
+}
+
+# counters_snap TAG: COUNTERS[TAG.DEV.NAME] for every device of counter_devs.
 counters_snap() {
-	local tag=$1 dev i
+	local tag=$1 dev i first=1
 	local -a w
-	for dev in "$XFER_DEV_A" "$XFER_DEV_B"; do
+	for dev in $(counter_devs); do
 		run rdma statistic show link "$dev/$MRC_PORT"
 		read -r -a w <"$BOUNDED_OUT"
 		[ "${w[0]:-}" = link ] || fail "rdma statistic: unexpected: ${w[*]}"
-		if [ "$dev" = "$XFER_DEV_A" ]; then
-			COUNTER_NAMES=()
-		fi
+		[ $first = 0 ] || COUNTER_NAMES=()
 		for ((i = 2; i + 1 < ${#w[@]}; i += 2)); do
 			COUNTERS[$tag.$dev.${w[i]}]=${w[i + 1]}
-			if [ "$dev" = "$XFER_DEV_A" ]; then
-				COUNTER_NAMES+=("${w[i]}")
-			fi
+			[ $first = 0 ] || COUNTER_NAMES+=("${w[i]}")
 		done
+		first=0
 	done
 }
 
@@ -388,12 +397,12 @@ counter_delta() {
 	printf '%s\n' $((b - a))
 }
 
-# counters_show T1 T2 NAME...: the deltas of NAMEs on both devices, one
+# counters_show T1 T2 NAME...: the deltas of NAMEs on each device, one
 # line per device.
 counters_show() {
 	local t1=$1 t2=$2 dev name line
 	shift 2
-	for dev in "$XFER_DEV_A" "$XFER_DEV_B"; do
+	for dev in $(counter_devs); do
 		line=
 		for name in "$@"; do
 			line+=" $name=$(counter_delta "$t1" "$t2" "$dev" "$name")"
@@ -405,7 +414,7 @@ counters_show() {
 # counters_changed T1 T2: every counter that moved, one line per device.
 counters_changed() {
 	local t1=$1 t2=$2 dev name line a b
-	for dev in "$XFER_DEV_A" "$XFER_DEV_B"; do
+	for dev in $(counter_devs); do
 		line=
 		for name in "${COUNTER_NAMES[@]}"; do
 			a=${COUNTERS[$t1.$dev.$name]:-0}
