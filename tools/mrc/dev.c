@@ -384,6 +384,7 @@ static int qp_cb(const struct tb *t, void *arg)
 	OUT_U32(t, MRC_A_QP_INFLIGHT_BYTES, "inflight-bytes");
 	OUT_U32(t, MRC_A_QP_BASE_RTT_NS, "base-rtt-ns");
 	OUT_U32(t, MRC_A_QP_AVG_DELAY_NS, "avg-delay-ns");
+	OUT_ENUM(t, MRC_A_QP_CC_EVENT, "cc-event", &cc_event_names);
 	out_obj_end();
 	return 0;
 }

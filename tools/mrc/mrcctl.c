@@ -41,6 +41,8 @@ NAMES(caps_names, true, "ev-profile-modify-online",
 NAMES(ep_op_names, false, "ev-probe", "port-status-update");
 NAMES(proto_names, true, "v1");
 NAMES(ev_op_flags_names, true, "all-copies");
+NAMES(cc_event_names, false, "none", "increase", "fast-increase", "decrease",
+      "quick-adapt", "nack", "timeout", "penalty");
 
 void out_enum(const char *key, const struct names *n, uint32_t v)
 {

@@ -175,7 +175,7 @@ struct names {
 extern const struct names profile_state_names, admin_state_names,
 	port_state_names, fmt_mode_names, ev_mode_names, ev_state_names,
 	ev_reason_names, caps_names, ep_op_names, proto_names,
-	ev_op_flags_names;
+	ev_op_flags_names, cc_event_names;
 
 /* Print an enum value by name (number if unknown), or a flag set as a list. */
 void out_enum(const char *key, const struct names *n, uint32_t v);

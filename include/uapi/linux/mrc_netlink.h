@@ -141,6 +141,35 @@ enum mrc_ev_state {
 };
 
 /**
+ * enum mrc_cc_event - What last changed a QP's congestion window (qp-get
+ *   cc-event; the tracepoint rdma_mrc:mrc_cc_window reports each change).
+ * @MRC_CC_EVENT_NONE: Nothing yet, or the algorithm keeps no window (none).
+ * @MRC_CC_EVENT_INCREASE: A fulfil period added the pending proportional or
+ *   fair increase.
+ * @MRC_CC_EVENT_FAST_INCREASE: A window of bytes arrived with no queueing
+ *   delay.
+ * @MRC_CC_EVENT_DECREASE: Multiplicative decrease on ECN with the delay past
+ *   its target.
+ * @MRC_CC_EVENT_QUICK_ADAPT: Quick adapt set the window to what the last
+ *   period delivered.
+ * @MRC_CC_EVENT_NACK: A trim NACK took a packet's size off the window.
+ * @MRC_CC_EVENT_TIMEOUT: A retransmission timeout took a packet's size off the
+ *   window.
+ * @MRC_CC_EVENT_PENALTY: The receiver's window penalty (CC_STATE
+ *   rcv_cwnd_pen).
+ */
+enum mrc_cc_event {
+	MRC_CC_EVENT_NONE,
+	MRC_CC_EVENT_INCREASE,
+	MRC_CC_EVENT_FAST_INCREASE,
+	MRC_CC_EVENT_DECREASE,
+	MRC_CC_EVENT_QUICK_ADAPT,
+	MRC_CC_EVENT_NACK,
+	MRC_CC_EVENT_TIMEOUT,
+	MRC_CC_EVENT_PENALTY,
+};
+
+/**
  * enum mrc_ev_op - Operation on the EV array of an EV profile.
  * @MRC_EV_OP_REPLACE: Replace EVs (ev-profile-set): each entry names the EV to
  *   replace (value and port, or its slot index) and gives the new value, port
@@ -418,6 +447,7 @@ enum {
 	MRC_A_QP_INFLIGHT_BYTES,
 	MRC_A_QP_BASE_RTT_NS,
 	MRC_A_QP_AVG_DELAY_NS,
+	MRC_A_QP_CC_EVENT,
 
 	__MRC_A_QP_MAX,
 	MRC_A_QP_MAX = (__MRC_A_QP_MAX - 1)

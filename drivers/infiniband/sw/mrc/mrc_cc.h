@@ -14,6 +14,7 @@
 #define MRC_CC_H
 
 #include <linux/types.h>
+#include <uapi/linux/mrc_netlink.h>
 
 struct mrc_dev;
 struct mrc_qp;
@@ -35,18 +36,6 @@ struct mrc_cc_ack {
 	u32 rtt_ns;			/* of a never resent packet; 0: none */
 	u8 penalty;			/* CC_STATE rcv_cwnd_pen, 0 - 127 */
 	bool ecn;			/* its trigger met CE (M = SKIP_ONCE) */
-};
-
-/* The last thing that changed a QP's window, for mrcctl qp show. */
-enum mrc_cc_event {
-	MRC_CC_EV_NONE,
-	MRC_CC_EV_INCREASE,		/* fulfil: proportional or fair */
-	MRC_CC_EV_FAST_INCREASE,
-	MRC_CC_EV_DECREASE,		/* ECN with delay: multiplicative */
-	MRC_CC_EV_QUICK_ADAPT,
-	MRC_CC_EV_NACK,
-	MRC_CC_EV_TIMEOUT,
-	MRC_CC_EV_PENALTY,		/* the receiver's window penalty */
 };
 
 /*
@@ -90,7 +79,7 @@ struct mrc_qp_cc {
 	u64 sent;			/* payload first sent, cumulative */
 	u64 acked;			/* ... received, by CC_STATE */
 	u32 rcvd_units;			/* CC_STATE rcvd_bytes last taken */
-	u8 last_event;			/* enum mrc_cc_event */
+	u8 last_event;			/* enum mrc_cc_event (uapi) */
 	struct mrc_nscc nscc;
 };
 

@@ -641,7 +641,8 @@ static int mrc_nl_qp_put_cc(struct sk_buff *skb, struct mrc_qp *qp)
 	    nla_put_u32(skb, MRC_A_QP_BASE_RTT_NS,
 			nscc ? cc->nscc.base_rtt_ns : 0) ||
 	    nla_put_u32(skb, MRC_A_QP_AVG_DELAY_NS,
-			nscc ? cc->nscc.avg_delay_ns : 0))
+			nscc ? cc->nscc.avg_delay_ns : 0) ||
+	    nla_put_u32(skb, MRC_A_QP_CC_EVENT, cc->last_event))
 		return -EMSGSIZE;
 	return 0;
 }

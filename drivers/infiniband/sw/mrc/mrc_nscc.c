@@ -75,8 +75,9 @@ static bool mrc_nscc_set(struct mrc_qp *qp, const struct mrc_nscc_params *p,
 	n->cwnd = clamp_t(u64, cwnd, mrc_nscc_mtu(qp), mrc_nscc_maxwnd(qp, p));
 	qp->dp.cc.last_event = why;
 	if (n->cwnd != old)
-		trace_mrc_cc_window(qp->ibqp.qp_num, n->cwnd, qp->dp.cc.bytes,
-				    n->base_rtt_ns, n->avg_delay_ns, why);
+		trace_mrc_cc_window(qp->dev->ibdev.index, qp->ibqp.qp_num,
+				    n->cwnd, qp->dp.cc.bytes, n->base_rtt_ns,
+				    n->avg_delay_ns, why);
 	return n->cwnd > old;
 }
 
@@ -94,7 +95,7 @@ static void mrc_nscc_start(struct mrc_qp *qp)
 	n->md_ns = now;
 	n->qa_ns = now;
 	/* No slow start: the whole window at once. */
-	mrc_nscc_set(qp, &p, mrc_nscc_maxwnd(qp, &p), MRC_CC_EV_NONE);
+	mrc_nscc_set(qp, &p, mrc_nscc_maxwnd(qp, &p), MRC_CC_EVENT_NONE);
 }
 
 /* One packet always goes: a window below its size still sends. */
@@ -127,7 +128,7 @@ static bool mrc_nscc_quick_adapt(struct mrc_qp *qp,
 		return false;
 	if (!p->disable_qa && n->qa_trigger &&
 	    n->achieved < mrc_nscc_maxwnd(qp, p) >> min(p->qa_gate, 31U)) {
-		mrc_nscc_set(qp, p, n->achieved, MRC_CC_EV_QUICK_ADAPT);
+		mrc_nscc_set(qp, p, n->achieved, MRC_CC_EVENT_QUICK_ADAPT);
 		n->qa_skip = qp->dp.cc.bytes;
 		mrc_counter_inc(qp->dev, MRC_CNT_CC_QUICK_ADAPTS);
 		cut = true;
@@ -166,7 +167,7 @@ static void mrc_nscc_fulfil(struct mrc_qp *qp, const struct mrc_nscc_params *p,
 	n->received = 0;
 	n->fulfil_ns = now;
 	if (grew && cwnd > n->cwnd &&
-	    mrc_nscc_set(qp, p, cwnd, MRC_CC_EV_INCREASE))
+	    mrc_nscc_set(qp, p, cwnd, MRC_CC_EVENT_INCREASE))
 		mrc_counter_inc(qp->dev, MRC_CNT_CC_INCREASES);
 }
 
@@ -193,7 +194,7 @@ static void mrc_nscc_decrease(struct mrc_qp *qp,
 	keep = max(keep, floor);
 	n->md_ns = now;
 	mrc_nscc_set(qp, p, div_u64((u64)n->cwnd * keep, MRC_NSCC_UNIT),
-		     MRC_CC_EV_DECREASE);
+		     MRC_CC_EVENT_DECREASE);
 	mrc_counter_inc(qp->dev, MRC_CNT_CC_DECREASES);
 }
 
@@ -214,7 +215,7 @@ static void mrc_nscc_ack(struct mrc_qp *qp, const struct mrc_cc_ack *a)
 		u64 cut = div_u64((u64)a->newly * a->penalty, MRC_NSCC_PEN_DEN);
 
 		mrc_nscc_set(qp, &p, n->cwnd - min_t(u64, cut, n->cwnd),
-			     MRC_CC_EV_PENALTY);
+			     MRC_CC_EVENT_PENALTY);
 		mrc_counter_inc(qp->dev, MRC_CNT_CC_PENALTIES);
 	}
 	if (!a->rtt_ns) {
@@ -252,7 +253,7 @@ static void mrc_nscc_ack(struct mrc_qp *qp, const struct mrc_cc_ack *a)
 			    mrc_nscc_set(qp, &p, n->cwnd +
 					 div_u64((u64)a->newly * p.fi_scale,
 						 MRC_NSCC_UNIT),
-					 MRC_CC_EV_FAST_INCREASE))
+					 MRC_CC_EVENT_FAST_INCREASE))
 				mrc_counter_inc(qp->dev, MRC_CNT_CC_INCREASES);
 		} else {
 			n->fast_bytes = 0;
@@ -278,7 +279,7 @@ static void mrc_nscc_nack(struct mrc_qp *qp, u32 len, bool lasthop)
 	n->qa_trigger = true;
 	if (mrc_nscc_quick_adapt(qp, &p, now) || lasthop || n->qa_skip)
 		return;
-	mrc_nscc_set(qp, &p, n->cwnd - min(len, n->cwnd), MRC_CC_EV_NACK);
+	mrc_nscc_set(qp, &p, n->cwnd - min(len, n->cwnd), MRC_CC_EVENT_NACK);
 	mrc_counter_inc(qp->dev, MRC_CNT_CC_DECREASES);
 }
 
@@ -288,7 +289,7 @@ static void mrc_nscc_timeout(struct mrc_qp *qp, u32 len)
 	struct mrc_nscc_params p;
 
 	mrc_nscc_params(qp, &p);
-	mrc_nscc_set(qp, &p, n->cwnd - min(len, n->cwnd), MRC_CC_EV_TIMEOUT);
+	mrc_nscc_set(qp, &p, n->cwnd - min(len, n->cwnd), MRC_CC_EVENT_TIMEOUT);
 	mrc_counter_inc(qp->dev, MRC_CNT_CC_DECREASES);
 }
 

@@ -15,48 +15,51 @@
 #include "mrc_cc.h"
 
 /* The event names, resolvable by tools reading the format. */
-TRACE_DEFINE_ENUM(MRC_CC_EV_NONE);
-TRACE_DEFINE_ENUM(MRC_CC_EV_INCREASE);
-TRACE_DEFINE_ENUM(MRC_CC_EV_FAST_INCREASE);
-TRACE_DEFINE_ENUM(MRC_CC_EV_DECREASE);
-TRACE_DEFINE_ENUM(MRC_CC_EV_QUICK_ADAPT);
-TRACE_DEFINE_ENUM(MRC_CC_EV_NACK);
-TRACE_DEFINE_ENUM(MRC_CC_EV_TIMEOUT);
-TRACE_DEFINE_ENUM(MRC_CC_EV_PENALTY);
+TRACE_DEFINE_ENUM(MRC_CC_EVENT_NONE);
+TRACE_DEFINE_ENUM(MRC_CC_EVENT_INCREASE);
+TRACE_DEFINE_ENUM(MRC_CC_EVENT_FAST_INCREASE);
+TRACE_DEFINE_ENUM(MRC_CC_EVENT_DECREASE);
+TRACE_DEFINE_ENUM(MRC_CC_EVENT_QUICK_ADAPT);
+TRACE_DEFINE_ENUM(MRC_CC_EVENT_NACK);
+TRACE_DEFINE_ENUM(MRC_CC_EVENT_TIMEOUT);
+TRACE_DEFINE_ENUM(MRC_CC_EVENT_PENALTY);
 
 /*
- * A QP's congestion window changed: @cwnd bytes now, @inflight payload
+ * A QP of device @dev (its ib_device index) changed its congestion window:
+ * @cwnd bytes now, @inflight payload
  * bytes sent and not SACKed, the base RTT and smoothed queueing delay it
  * judged by, and why (enum mrc_cc_event).
  */
 TRACE_EVENT(mrc_cc_window,
-	    TP_PROTO(u32 qpn, u32 cwnd, u32 inflight, u32 base_rtt_ns,
-		     u32 avg_delay_ns, u8 event),
-	    TP_ARGS(qpn, cwnd, inflight, base_rtt_ns, avg_delay_ns, event),
-	    TP_STRUCT__entry(__field(u32, qpn)
+	    TP_PROTO(u32 dev, u32 qpn, u32 cwnd, u32 inflight,
+		     u32 base_rtt_ns, u32 avg_delay_ns, u8 event),
+	    TP_ARGS(dev, qpn, cwnd, inflight, base_rtt_ns, avg_delay_ns, event),
+	    TP_STRUCT__entry(__field(u32, dev)
+			     __field(u32, qpn)
 			     __field(u32, cwnd)
 			     __field(u32, inflight)
 			     __field(u32, base_rtt_ns)
 			     __field(u32, avg_delay_ns)
 			     __field(u8, event)),
-	    TP_fast_assign(__entry->qpn = qpn;
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->qpn = qpn;
 			   __entry->cwnd = cwnd;
 			   __entry->inflight = inflight;
 			   __entry->base_rtt_ns = base_rtt_ns;
 			   __entry->avg_delay_ns = avg_delay_ns;
 			   __entry->event = event;),
-	    TP_printk("qpn=%u cwnd=%u inflight=%u base_rtt_ns=%u avg_delay_ns=%u event=%s",
-		      __entry->qpn, __entry->cwnd, __entry->inflight,
+	    TP_printk("dev=%u qpn=%u cwnd=%u inflight=%u base_rtt_ns=%u avg_delay_ns=%u event=%s",
+		      __entry->dev, __entry->qpn, __entry->cwnd, __entry->inflight,
 		      __entry->base_rtt_ns, __entry->avg_delay_ns,
 		      __print_symbolic(__entry->event,
-				       { MRC_CC_EV_NONE, "none" },
-				       { MRC_CC_EV_INCREASE, "increase" },
-				       { MRC_CC_EV_FAST_INCREASE, "fast_increase" },
-				       { MRC_CC_EV_DECREASE, "decrease" },
-				       { MRC_CC_EV_QUICK_ADAPT, "quick_adapt" },
-				       { MRC_CC_EV_NACK, "nack" },
-				       { MRC_CC_EV_TIMEOUT, "timeout" },
-				       { MRC_CC_EV_PENALTY, "penalty" }))
+				       { MRC_CC_EVENT_NONE, "none" },
+				       { MRC_CC_EVENT_INCREASE, "increase" },
+				       { MRC_CC_EVENT_FAST_INCREASE, "fast_increase" },
+				       { MRC_CC_EVENT_DECREASE, "decrease" },
+				       { MRC_CC_EVENT_QUICK_ADAPT, "quick_adapt" },
+				       { MRC_CC_EVENT_NACK, "nack" },
+				       { MRC_CC_EVENT_TIMEOUT, "timeout" },
+				       { MRC_CC_EVENT_PENALTY, "penalty" }))
 );
 
 #endif /* MRC_TRACE_H */

@@ -13,7 +13,8 @@
 #            reached its limit (RED pdrop); mrcR saw the marks; the senders
 #            took multiplicative decreases, and their windows went below
 #            max-cwnd (the tracepoint rdma_mrc:mrc_cc_window: every QP's
-#            window changes, each within [MTU, max-cwnd])
+#            window changes, each within [MTU, max-cwnd]); mrcctl qp show
+#            names a sender QP's last change (cc-event)
 #   share    two senders at once, long transfers: over a window in their
 #            second half, their goodputs (data packets sent less resends)
 #            have a Jain index of at least 0.9; verified
@@ -94,7 +95,7 @@ trace_off() {
 
 # trace_windows FILE: "QPN CWND EVENT" per window change recorded so far.
 trace_windows() {
-	sed -n 's/.*mrc_cc_window: qpn=\([0-9]*\) cwnd=\([0-9]*\) .* event=\([a-z_]*\).*/\1 \2 \3/p' \
+	sed -n 's/.*mrc_cc_window: dev=[0-9]* qpn=\([0-9]*\) cwnd=\([0-9]*\) .* event=\([a-z_]*\).*/\1 \2 \3/p' \
 		"$TRACEFS/trace" >"$1"
 }
 
@@ -129,6 +130,15 @@ incast_wait() {
 
 bg_alive() { ! bg_done "$1"; }
 
+# qp_cc_event_seen I: sender I has a QP whose last window change (qp show
+# cc-event) is one NSCC makes.
+qp_cc_event_seen() {
+	bounded "$CMD_TIMEOUT" "$MRCCTL" -j qp show "$(sender_dev "$1")" || return 1
+	jq -e 'any(.[]; ."cc-event" as $e |
+		["increase", "fast-increase", "decrease", "quick-adapt", "nack",
+		 "timeout", "penalty"] | index($e))' "$BOUNDED_OUT" >/dev/null
+}
+
 # counter_devs_of N [DEV...]: counters_snap takes senders 1..N and DEVs.
 counter_devs_of() {
 	local i n=$1
@@ -159,6 +169,8 @@ case_incast() {
 	for ((i = 1; i <= SENDERS; i++)); do
 		incast_start incast "$i"
 	done
+	check "mrcctl qp show names a sender's last window change" \
+		wait_for "$RUN_SECS" qp_cc_event_seen 1
 	for ((i = 1; i <= SENDERS; i++)); do
 		if incast_wait incast "$i"; then
 			ok "sender $i: $SIZE x $ITERS verified"
