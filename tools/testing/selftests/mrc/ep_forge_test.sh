@@ -80,15 +80,6 @@ EP_RATE=1000		# rdma_mrc's ep_rate: the default
 # ksoftirqd does not get the CPU: raised to hold the whole flood.
 FLOOD_BACKLOG=$((FLOOD + 10000))
 
-# softnet_drops: the packets every CPU's backlog queue dropped, in total.
-softnet_drops() {
-	local _ dropped n=0
-	while read -r _ dropped _; do
-		n=$((n + 16#$dropped))
-	done </proc/net/softnet_stat
-	printf '%d\n' "$n"
-}
-
 # snap_h1_planes: TX[p] = what h1's plane netdev p has sent.
 declare -A TX=()
 snap_h1_planes() {

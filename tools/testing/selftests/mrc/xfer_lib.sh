@@ -25,6 +25,10 @@
 #   xfer_spine_dropped K, xfer_spines_dropped
 #                             the skew fabric's spines towards h2: their
 #                             delay plus NETEM_ARGs, packets dropped
+#   softnet_drops             packets every CPU's receive backlog dropped
+#   cc_trace_on, cc_trace_off, cc_trace_windows FILE
+#                             the tracepoint rdma_mrc:mrc_cc_window: record,
+#                             stop, "QPN CWND EVENT" per window change
 
 # Constants for the tests that source this file.
 # shellcheck disable=SC2034
@@ -423,4 +427,43 @@ counters_changed() {
 		done
 		log "    $dev:${line:- (none)}"
 	done
+}
+
+# --- congestion control ---------------------------------------------------------
+
+# softnet_drops: the packets every CPU's backlog queue dropped, in total.
+softnet_drops() {
+	local _ dropped n=0
+	while read -r _ dropped _; do
+		n=$((n + 16#$dropped))
+	done </proc/net/softnet_stat
+	printf '%d\n' "$n"
+}
+
+# The tracepoint of window changes, in tracefs (mounted if need be).
+CC_TRACEFS=/sys/kernel/tracing
+CC_TRACE_EVENT=$CC_TRACEFS/events/rdma_mrc/mrc_cc_window
+
+# cc_trace_on: an empty trace buffer recording only the window changes.
+cc_trace_on() {
+	if [ ! -d "$CC_TRACEFS/events" ]; then
+		run mount -t tracefs nodev "$CC_TRACEFS"
+	fi
+	[ -d "$CC_TRACE_EVENT" ] || fail "no tracepoint rdma_mrc:mrc_cc_window in $CC_TRACEFS"
+	echo 0 >"$CC_TRACEFS/tracing_on"
+	echo >"$CC_TRACEFS/trace"
+	echo 1 >"$CC_TRACE_EVENT/enable"
+	cleanup_push cc_trace_off
+	echo 1 >"$CC_TRACEFS/tracing_on"
+}
+
+cc_trace_off() {
+	echo 0 >"$CC_TRACE_EVENT/enable"
+	echo 0 >"$CC_TRACEFS/tracing_on"
+}
+
+# cc_trace_windows FILE: "QPN CWND EVENT" per window change recorded so far.
+cc_trace_windows() {
+	sed -n 's/.*mrc_cc_window: dev=[0-9]* qpn=\([0-9]*\) cwnd=\([0-9]*\) .* event=\([a-z_]*\).*/\1 \2 \3/p' \
+		"$CC_TRACEFS/trace" >"$1"
 }
