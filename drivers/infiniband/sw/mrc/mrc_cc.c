@@ -318,10 +318,16 @@ void mrc_cc_sent(struct mrc_qp *qp, u32 len)
 	qp->dp.cc.sent += len;
 }
 
-/* A PSN of @len payload bytes SACKed for the first time. */
-void mrc_cc_sacked(struct mrc_qp *qp, u32 len)
+/* A PSN of @len payload bytes left flight: SACKed, or found lost. */
+void mrc_cc_gone(struct mrc_qp *qp, u32 len)
 {
 	qp->dp.cc.bytes -= min(len, qp->dp.cc.bytes);
+}
+
+/* A PSN found lost is back in flight: resent (or no longer flagged). */
+void mrc_cc_resent(struct mrc_qp *qp, u32 len)
+{
+	qp->dp.cc.bytes += len;
 }
 
 /**

@@ -86,7 +86,8 @@ struct mrc_qp_cc {
 void mrc_cc_start(struct mrc_qp *qp);
 bool mrc_cc_room(struct mrc_qp *qp, u32 more, u32 pkts, u32 len);
 void mrc_cc_sent(struct mrc_qp *qp, u32 len);
-void mrc_cc_sacked(struct mrc_qp *qp, u32 len);
+void mrc_cc_gone(struct mrc_qp *qp, u32 len);
+void mrc_cc_resent(struct mrc_qp *qp, u32 len);
 void mrc_cc_sack(struct mrc_qp *qp, u32 rcv, u32 rtt_ns, bool ecn);
 void mrc_cc_nack(struct mrc_qp *qp, u32 len, bool lasthop);
 void mrc_cc_timeout(struct mrc_qp *qp, u32 len);

@@ -178,12 +178,14 @@ static void mrc_comp_sacked(struct mrc_qp *qp, u32 psn)
 	if (tp->flags & MRC_TXPKT_RESEND) {
 		dp->req.nresend--;
 		/* Found lost, yet here before its resend: only late. */
-		if (!(tp->flags & MRC_TXPKT_BY_TIMER))
+		if (!(tp->flags & MRC_TXPKT_TIMER_FLAGS))
 			mrc_ev_unloss(qp, tp->ev);
+	} else {
+		/* Flagged, it has already left what is in flight. */
+		mrc_cc_gone(qp, tp->len);
 	}
 	tp->flags = MRC_TXPKT_SACKED;
 	dp->req.outstanding--;
-	mrc_cc_sacked(qp, tp->len);
 	mrc_rack_delivered(qp, tp);
 	mrc_ev_delivered(qp, tp->ev);
 	if (((psn + 1 - dp->req.sacked_high) & MRC_PSN_MASK) < MRC_PSN_HALF)
@@ -452,10 +454,8 @@ static void mrc_comp_nack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 		mrc_counter_inc(qp->dev, MRC_CNT_NACK_OTHER);
 		break;
 	}
-	if (!(tp->flags & (MRC_TXPKT_SACKED | MRC_TXPKT_RESEND))) {
-		tp->flags |= MRC_TXPKT_RESEND;
-		dp->req.nresend++;
-	}
+	if (!(tp->flags & (MRC_TXPKT_SACKED | MRC_TXPKT_RESEND)))
+		mrc_req_mark_lost(qp, tp, 0);
 }
 
 /*

@@ -18,6 +18,7 @@ struct mrc_net;
 struct mrc_pkt;
 struct mrc_qp;
 struct mrc_qp_win;
+struct mrc_txpkt;
 struct mrc_queue_info;
 struct udphdr;
 
@@ -99,6 +100,7 @@ void mrc_req_kick(struct mrc_qp *qp);
 void mrc_req_setup(struct mrc_qp *qp);
 void mrc_req_stop(struct mrc_qp *qp);
 void mrc_req_update_rto(struct mrc_qp *qp);
+void mrc_req_mark_lost(struct mrc_qp *qp, struct mrc_txpkt *tp, u8 why);
 u32 mrc_now_us(void);
 bool mrc_req_ev_probe(struct mrc_qp *qp, u32 slot,
 		      struct sk_buff_head *txq);

@@ -178,10 +178,7 @@ static bool mrc_rack_dupthresh(const struct mrc_qp_dp *dp, u32 psn, u32 thresh)
 /* Flag @psn for resending: lost on the EV it last went on. */
 static void mrc_rack_mark_lost(struct mrc_qp *qp, struct mrc_txpkt *tp)
 {
-	struct mrc_qp_dp *dp = &qp->dp;
-
-	tp->flags |= MRC_TXPKT_RESEND;
-	dp->req.nresend++;
+	mrc_req_mark_lost(qp, tp, 0);
 	/* Trimmed, it would have been NACKed: lost on its path. */
 	mrc_ev_loss(qp, tp->ev);
 }

@@ -346,7 +346,38 @@ static int mrc_req_build(struct mrc_qp *qp, u32 psn, bool rtx,
 	return 0;
 }
 
-/* Resend the PSNs flagged by the completer or the timer, oldest first. */
+/**
+ * mrc_req_mark_lost - flag a PSN sent and not SACKed for resending
+ * @qp: the QP, dp.lock held
+ * @tp: the PSN's txpkt, neither SACKed nor flagged yet
+ * @why: 0 (evidence: a NACK, later deliveries) or MRC_TXPKT_TIMER_FLAGS
+ *
+ * As TCP's pipe counts it, a PSN found lost is no longer in flight: the
+ * window it held is free for its resend (or for new data), and only the
+ * resend puts it back.  Without that a window full of losses (a receiver
+ * that drops what it cannot take) would stay full until the RTO.
+ */
+void mrc_req_mark_lost(struct mrc_qp *qp, struct mrc_txpkt *tp, u8 why)
+{
+	tp->flags |= MRC_TXPKT_RESEND | why;
+	qp->dp.req.nresend++;
+	mrc_cc_gone(qp, tp->len);
+}
+
+/* @tp is no longer flagged for resending: back in flight, as if resent. */
+static void mrc_req_unmark(struct mrc_qp *qp, struct mrc_txpkt *tp)
+{
+	tp->flags &= ~MRC_TXPKT_LOST_FLAGS;
+	qp->dp.req.nresend--;
+	mrc_cc_resent(qp, tp->len);
+}
+
+/*
+ * Resend the PSNs flagged by the completer or the timer, oldest first, as
+ * far as the window lets them (what it counts excludes them while they are
+ * flagged).  The RTO's own resend goes whatever the window says: it is
+ * what unsticks a window that nothing else frees.
+ */
 static int mrc_req_resend(struct mrc_qp *qp, int budget,
 			  struct sk_buff_head *txq)
 {
@@ -363,10 +394,13 @@ static int mrc_req_resend(struct mrc_qp *qp, int budget,
 		if (dp->req.fail_pending &&
 		    tp->wqe_index - qp->sq_cons >= dp->req.fail_index - qp->sq_cons) {
 			/* Of the failed WR or after it: never completes. */
-			tp->flags &= ~(MRC_TXPKT_RESEND | MRC_TXPKT_BY_TIMER);
-			dp->req.nresend--;
+			mrc_req_unmark(qp, tp);
 			continue;
 		}
+		if (!(tp->flags & MRC_TXPKT_BY_TIMER) &&
+		    !mrc_cc_room(qp, 0, dp->req.outstanding - dp->req.nresend,
+				 tp->len))
+			break;
 		err = mrc_req_build(qp, psn, true, txq);
 		if (err == -ENOMEM) {
 			/* Still flagged: resent once memory allows. */
@@ -375,11 +409,10 @@ static int mrc_req_resend(struct mrc_qp *qp, int budget,
 		}
 		if (err)
 			continue;	/* its WR failed: never resent */
-		mrc_counter_inc(qp->dev, tp->flags & MRC_TXPKT_BY_TIMER ?
+		mrc_counter_inc(qp->dev, tp->flags & MRC_TXPKT_TIMER_FLAGS ?
 				MRC_CNT_TIMEOUT_RETRANSMITS :
 				MRC_CNT_FAST_RETRANSMITS);
-		tp->flags &= ~(MRC_TXPKT_RESEND | MRC_TXPKT_BY_TIMER);
-		dp->req.nresend--;
+		mrc_req_unmark(qp, tp);
 		tp->retries++;
 		/* Until the responder's duplicate count says it was spurious. */
 		if (dp->rack.rtx_unproven < MRC_MPR_MAX_PSNS)
@@ -561,6 +594,33 @@ static void mrc_req_timeout(struct timer_list *t)
 	spin_unlock_bh(&dp->lock);
 }
 
+/*
+ * The RTO expired on the oldest PSN: every other one unanswered as long is
+ * taken as lost too (TCP takes its whole flight on an RTO) and leaves what
+ * the window counts, so that the window, not one resend per RTO, paces
+ * their resends.  First sends go out in PSN order: the first too young
+ * ends the walk.
+ */
+static void mrc_req_expire_flight(struct mrc_qp *qp, u32 now)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	u32 psn;
+
+	for (psn = dp->req.una; psn != dp->req.psn_next;
+	     psn = (psn + 1) & MRC_PSN_MASK) {
+		struct mrc_txpkt *tp = &dp->req.txpkts[psn & dp->req.tx_mask];
+
+		if (tp->flags & (MRC_TXPKT_SACKED | MRC_TXPKT_RESEND))
+			continue;
+		if (now - tp->sent_us < dp->rto.timeout_us) {
+			if (!tp->retries)
+				break;
+			continue;
+		}
+		mrc_req_mark_lost(qp, tp, MRC_TXPKT_EXPIRED);
+	}
+}
+
 /* Retransmission timeout, from the tasklet; dp.lock held. */
 static void mrc_req_expire(struct mrc_qp *qp)
 {
@@ -617,11 +677,17 @@ static void mrc_req_expire(struct mrc_qp *qp)
 		 */
 		dp->rto.probe_pending = true;
 	}
-	/* The earliest gap first; later ones when SACKs show them missing. */
-	if (dp->req.una != dp->req.psn_next &&
-	    !(tp->flags & (MRC_TXPKT_RESEND | MRC_TXPKT_SACKED))) {
-		tp->flags |= MRC_TXPKT_RESEND | MRC_TXPKT_BY_TIMER;
-		dp->req.nresend++;
+	/*
+	 * The earliest gap goes at once, window or not (already flagged, it
+	 * may have waited for room that never came); the rest of what is
+	 * as old when the window lets it.
+	 */
+	if (dp->req.una != dp->req.psn_next) {
+		if (tp->flags & MRC_TXPKT_RESEND)
+			tp->flags |= MRC_TXPKT_BY_TIMER;
+		else if (!(tp->flags & MRC_TXPKT_SACKED))
+			mrc_req_mark_lost(qp, tp, MRC_TXPKT_BY_TIMER);
+		mrc_req_expire_flight(qp, now);
 	}
 	dp->rto.timeout_us = mrc_req_rto(qp);
 	mod_timer(&dp->rto.timer, jiffies + usecs_to_jiffies(dp->rto.timeout_us));

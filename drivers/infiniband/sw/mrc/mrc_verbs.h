@@ -113,6 +113,10 @@ struct mrc_txpkt {
 #define MRC_TXPKT_SACKED	BIT(0)
 #define MRC_TXPKT_RESEND	BIT(1)	/* queued for retransmission */
 #define MRC_TXPKT_BY_TIMER	BIT(2)	/* ... because the RTO expired */
+#define MRC_TXPKT_EXPIRED	BIT(3)	/* ... unanswered for an RTO */
+/* Flagged by time alone: no evidence against the EV it went on. */
+#define MRC_TXPKT_TIMER_FLAGS	(MRC_TXPKT_BY_TIMER | MRC_TXPKT_EXPIRED)
+#define MRC_TXPKT_LOST_FLAGS	(MRC_TXPKT_RESEND | MRC_TXPKT_TIMER_FLAGS)
 
 /* Requester: its copy of a send WQE, taken when first read from the ring. */
 struct mrc_swqe {
