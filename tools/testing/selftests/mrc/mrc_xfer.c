@@ -95,6 +95,8 @@
 #define PCT_50			0.50
 #define PCT_99			0.99
 #define PCT_999			0.999
+/* --batch-lat: batch times kept at first, doubled as needed. */
+#define BATCH_LAT_CAP0		1024
 #define EMPTY_POLLS_BEFORE_NAP	256
 #define POLL_NAP_US		20
 #define PROTO_VERSION		1
@@ -138,6 +140,7 @@ struct opts {
 	bool verbose;
 	enum inject inject;
 	const char *stop_file;		/* stop early once it exists */
+	bool batch_lat;			/* client: batch time percentiles */
 	bool transfer_opt_given;	/* a client-only option was given */
 };
 
@@ -190,6 +193,9 @@ struct ctx {
 	size_t rlen;
 	uint64_t bytes;
 	double secs;
+	double *batch_us;		/* --batch-lat: each batch's time */
+	uint32_t nbatch;
+	uint32_t batch_cap;
 	char extra[LINE_LEN];		/* extra key=value for the RESULT line */
 };
 
@@ -857,6 +863,8 @@ static void teardown(struct ctx *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
+	free(c->batch_us);
+	c->batch_us = NULL;
 }
 
 /* ---- exchange and connect ------------------------------------------ */
@@ -1091,6 +1099,41 @@ static int wait_qp_state(struct xqp *x, enum ibv_qp_state want,
 
 /* ---- client --------------------------------------------------------- */
 
+static int cmp_double(const void *a, const void *b);
+static double percentile(const double *sorted, uint32_t n, double p);
+
+/* --batch-lat: keep @us, one batch's time from first post to last CQE. */
+static int batch_lat_add(struct ctx *c, double us)
+{
+	if (c->nbatch == c->batch_cap) {
+		uint32_t cap = c->batch_cap ? 2 * c->batch_cap : BATCH_LAT_CAP0;
+		double *p = realloc(c->batch_us, cap * sizeof(*p));
+
+		if (!p)
+			return failf("oom where=batch_lat");
+		c->batch_us = p;
+		c->batch_cap = cap;
+	}
+	c->batch_us[c->nbatch++] = us;
+	return 0;
+}
+
+/* --batch-lat: the batch times' percentiles, appended to the RESULT line. */
+static void batch_lat_report(struct ctx *c)
+{
+	size_t len = strlen(c->extra);
+
+	if (!c->nbatch)
+		return;
+	qsort(c->batch_us, c->nbatch, sizeof(*c->batch_us), cmp_double);
+	snprintf(c->extra + len, sizeof(c->extra) - len,
+		 "%sbatches=%u batch_p50_us=%.1f batch_p99_us=%.1f batch_max_us=%.1f",
+		 len ? " " : "", c->nbatch,
+		 percentile(c->batch_us, c->nbatch, PCT_50),
+		 percentile(c->batch_us, c->nbatch, PCT_99),
+		 c->batch_us[c->nbatch - 1]);
+}
+
 static int client_batch(struct ctx *c, uint64_t first, uint32_t n)
 {
 	struct wr_desc d[MAX_OUTSTANDING];
@@ -1174,6 +1217,8 @@ static int client_batch(struct ctx *c, uint64_t first, uint32_t n)
 	}
 	c->secs += now_s() - t0;
 	c->bytes += (uint64_t)total * c->o.size;
+	if (c->o.batch_lat)
+		return batch_lat_add(c, (now_s() - t0) * US_PER_S);
 	return 0;
 }
 
@@ -1199,6 +1244,8 @@ static int client_xfer(struct ctx *c)
 		return -1;
 	if (line[2])
 		snprintf(c->extra, sizeof(c->extra), "%s", line + 3);
+	if (c->o.batch_lat)
+		batch_lat_report(c);
 	return 0;
 }
 
@@ -1960,6 +2007,9 @@ static void usage(FILE *f)
 "      --psn P             first PSN of every QP (default from the seed)\n"
 "      --wr-api            post with ibv_wr_* instead of ibv_post_send\n"
 "      --stop-file PATH    stop after the batch during which PATH appears\n"
+"      --batch-lat         time each batch (first post to last CQE) and add\n"
+"                          batches= batch_p50_us= batch_p99_us= batch_max_us=\n"
+"                          to the RESULT line\n"
 "                          (--iters is then the most it writes)\n"
 "      --bad-rkey-middle   WR1 good, WR2 wrong rkey, WR3 good\n"
 "      --straddle          one write running past the end of the MR\n"
@@ -1999,6 +2049,7 @@ enum {
 	OPT_SIZE = 256, OPT_QPS, OPT_IMM, OPT_EXTRA, OPT_OUTSTANDING,
 	OPT_SEED, OPT_WR_API, OPT_TIMEOUT, OPT_BADRKEY, OPT_STRADDLE,
 	OPT_PINGPONG, OPT_OFFSET, OPT_PSN, OPT_INJECT, OPT_STOP_FILE,
+	OPT_BATCH_LAT,
 };
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -2025,6 +2076,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "psn", required_argument, NULL, OPT_PSN },
 		{ "inject", required_argument, NULL, OPT_INJECT },
 		{ "stop-file", required_argument, NULL, OPT_STOP_FILE },
+		{ "batch-lat", no_argument, NULL, OPT_BATCH_LAT },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool iters_set = false, size_set = false;
@@ -2150,6 +2202,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->stop_file = optarg;
 			o->transfer_opt_given = true;
 			break;
+		case OPT_BATCH_LAT:
+			o->batch_lat = true;
+			o->transfer_opt_given = true;
+			break;
 		default:
 			return -1;
 		}
@@ -2172,6 +2228,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		return -1;
 	/* An injected fault rides on the last write, which may never go. */
 	if (o->stop_file && (o->mode != MODE_XFER || o->inject != INJECT_NONE))
+		return -1;
+	if (o->batch_lat && o->mode != MODE_XFER)
 		return -1;
 	if (o->mode == MODE_PINGPONG) {
 		if (!iters_set)
