@@ -595,17 +595,22 @@ static void mrc_req_timeout(struct timer_list *t)
 }
 
 /*
- * The RTO expired on the oldest PSN: every other one unanswered as long is
- * taken as lost too (TCP takes its whole flight on an RTO) and leaves what
- * the window counts, so that the window, not one resend per RTO, paces
- * their resends.  First sends go out in PSN order: the first too young
- * ends the walk.
+ * The RTO expired on the oldest PSN: with a window in bytes (NSCC), every
+ * other one unanswered as long is taken as lost too (TCP takes its whole
+ * flight on an RTO) and leaves what the window counts, so that the
+ * window, not one resend per RTO, paces their resends.  The fixed window
+ * counts PSNs and never holds a resend back: there the SACKs alone find
+ * the rest, and each loss they find marks its EV (a link cut is avoided
+ * by the EVs it condemns, not resent into).  First sends go out in PSN
+ * order: the first too young ends the walk.
  */
 static void mrc_req_expire_flight(struct mrc_qp *qp, u32 now)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
 	u32 psn;
 
+	if (!mrc_cc_window(qp))
+		return;
 	for (psn = dp->req.una; psn != dp->req.psn_next;
 	     psn = (psn + 1) & MRC_PSN_MASK) {
 		struct mrc_txpkt *tp = &dp->req.txpkts[psn & dp->req.tx_mask];
