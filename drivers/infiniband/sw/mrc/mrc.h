@@ -47,6 +47,11 @@ struct mrc_port {
 	enum ib_port_state state;
 	/* Written under dev->port_lock, read locklessly. */
 	bool admin_enabled;
+	/*
+	 * The netdev's link speed in Mb/s, 0 when it reports none: NSCC's
+	 * derived parameters.  Written under RTNL, read locklessly.
+	 */
+	u32 speed_mbps;
 };
 
 /*

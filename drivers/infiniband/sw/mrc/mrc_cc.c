@@ -279,11 +279,32 @@ static const struct mrc_cc_ops mrc_cc_none_ops = {
 	.room = mrc_cc_none_room,
 };
 
+static bool mrc_param_nscc_default;
+module_param_named(nscc_default, mrc_param_nscc_default, bool, 0644);
+MODULE_PARM_DESC(nscc_default, "QPs with no CC profile run NSCC with parameters derived from the path, not the fixed window of max_inflight (default N)");
+
+static unsigned int mrc_param_link_mbps = MRC_DEFAULT_LINK_MBPS;
+module_param_named(link_mbps, mrc_param_link_mbps, uint, 0644);
+MODULE_PARM_DESC(link_mbps, "Link speed (Mb/s) NSCC's derived parameters take for a port whose netdev reports none (default 10000)");
+
+/* The speed a QP's packets can leave at: every port's (it sprays them). */
+static u32 mrc_cc_link_mbps(struct mrc_dev *dev)
+{
+	u32 fallback = max(1U, READ_ONCE(mrc_param_link_mbps));
+	u64 sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < dev->nports; i++)
+		sum += READ_ONCE(dev->ports[i].speed_mbps) ?: fallback;
+	return min_t(u64, sum, U32_MAX);
+}
+
 /**
  * mrc_cc_start - RTR -> RTS: the algorithm of @qp's CC profile, fresh
  * @qp: the QP, dp.lock held
  *
- * No profile, or one with algorithm none: the fixed window.
+ * A profile with algorithm none: the fixed window.  No profile: the fixed
+ * window, or NSCC with derived parameters under nscc_default.
  */
 void mrc_cc_start(struct mrc_qp *qp)
 {
@@ -293,6 +314,11 @@ void mrc_cc_start(struct mrc_qp *qp)
 	if (qp->cc_profile && qp->cc_profile->cfg.algo == MRC_CC_ALGO_NSCC) {
 		cc->algo = MRC_CC_ALGO_NSCC;
 		cc->ops = &mrc_nscc_ops;
+	} else if (!qp->cc_profile && READ_ONCE(mrc_param_nscc_default)) {
+		cc->algo = MRC_CC_ALGO_NSCC;
+		cc->ops = &mrc_nscc_ops;
+		cc->derived = true;
+		cc->link_mbps = mrc_cc_link_mbps(qp->dev);
 	} else {
 		cc->algo = MRC_CC_ALGO_NONE;
 		cc->ops = &mrc_cc_none_ops;

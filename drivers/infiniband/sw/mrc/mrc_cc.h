@@ -54,6 +54,26 @@ struct mrc_cc_ops {
 	void (*timeout)(struct mrc_qp *qp, u32 len);
 };
 
+/*
+ * NSCC's parameters, a CC profile's or derived from the path (mrc_nscc.c),
+ * in the units netlink.rst gives (../shared/NSCC-FACTS.md names them).
+ */
+struct mrc_nscc_params {
+	u32 disable_qa;			/* 0 / 1 */
+	u32 adjust_bytes_threshold;	/* bytes */
+	u32 adjust_period_threshold;	/* ns */
+	u32 base_rtt;			/* ns */
+	u32 eta;			/* bytes */
+	u32 fi;				/* bytes */
+	u32 fi_scale;			/* millionths */
+	u32 gamma;			/* millionths */
+	u32 max_md_jump;		/* millionths */
+	u32 max_cwnd;			/* bytes */
+	u32 qa_gate;			/* 0 - 7 */
+	u32 qa_threshold;		/* ns */
+	u32 target_delay;		/* ns */
+};
+
 /* NSCC's per-QP state (mrc_nscc.c). */
 struct mrc_nscc {
 	u32 cwnd;			/* bytes */
@@ -69,6 +89,7 @@ struct mrc_nscc {
 	u64 md_ns;			/* the last multiplicative decrease */
 	u64 qa_ns;			/* the quick-adapt period began */
 	bool qa_trigger;		/* a NACK since, for quick adapt */
+	bool rtt_measured;		/* derived: base_rtt_ns is a sample's */
 };
 
 /* A QP's congestion-control state, beside its requester's. */
@@ -80,6 +101,13 @@ struct mrc_qp_cc {
 	u64 acked;			/* ... received, by CC_STATE */
 	u32 rcvd_units;			/* CC_STATE rcvd_bytes last taken */
 	u8 last_event;			/* enum mrc_cc_event (uapi) */
+	/*
+	 * NSCC with no CC profile (nscc_default): parameters derived from the
+	 * path's base RTT and link speed, not a profile's.
+	 */
+	bool derived;
+	u32 link_mbps;			/* derived: the QP's ports' speed */
+	struct mrc_nscc_params dparams;
 	struct mrc_nscc nscc;
 };
 

@@ -39,6 +39,7 @@ void mrc_dealloc_driver(struct ib_device *ibdev);
 int mrc_register_device(struct mrc_dev *dev, const char *name);
 void mrc_port_update(struct mrc_dev *dev, u32 port);
 void mrc_port_mtu_changed(struct mrc_dev *dev, u32 port);
+void mrc_port_read_speed(struct mrc_dev *dev, u32 port);
 
 /* mrc_queue.c: rings shared with userspace, and their mmap */
 int mrc_queue_init(struct mrc_queue *q, u32 num, u32 entry_size);

@@ -6,6 +6,7 @@
  */
 #include <linux/if_arp.h>
 #include <linux/module.h>
+#include <linux/rtnetlink.h>
 #include <rdma/rdma_netlink.h>
 
 #include "mrc.h"
@@ -191,6 +192,10 @@ static int mrc_dev_create(const char *name, struct net_device *const *ndevs,
 		dev->ports[i].state = IB_PORT_DOWN;
 	}
 	dev->ndev = ndevs[0];
+	rtnl_lock();
+	for (i = 0; i < n; i++)
+		mrc_port_read_speed(dev, i + 1);
+	rtnl_unlock();
 	spin_lock_init(&dev->port_lock);
 	/* Looked up from softirq under its lock: the lock disables bh. */
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
@@ -374,8 +379,10 @@ static int mrc_netdev_event(struct notifier_block *nb, unsigned long event,
 		ib_unregister_device_queued(ibdev);
 		break;
 	case NETDEV_UP:
-	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
+		mrc_port_read_speed(dev, port);
+		fallthrough;
+	case NETDEV_DOWN:
 		mrc_port_update(dev, port);
 		break;
 	case NETDEV_CHANGEMTU:

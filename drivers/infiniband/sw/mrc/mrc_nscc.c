@@ -16,6 +16,7 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/ktime.h>
+#include <linux/moduleparam.h>
 
 #include "mrc.h"
 #include "mrc_cc.h"
@@ -42,13 +43,43 @@
 #define MRC_NSCC_FAST_DELAY_NS		BIT(MRC_TS_COARSE_SHIFT)
 /* rcv_cwnd_pen: the share of the newly received bytes taken off, /128. */
 #define MRC_NSCC_PEN_DEN		128
+/*
+ * Derived parameters (mrc_nscc_derive()): NSCC-FACTS's constants.  Bytes
+ * = ns x Mb/s / 8000; the reference BDP that a scales by (12 us at
+ * 100 Gb/s); fi, eta (hundredths) in MTUs x a; fi_scale = a / 4; the
+ * window 1.5 BDP; the fulfil bytes, quick adapt's threshold in target
+ * delays and its gate.
+ */
+#define MRC_NSCC_MBPS_NS_PER_BYTE	8000
+#define MRC_NSCC_REF_BDP		150000
+#define MRC_NSCC_FI_MTUS		5
+#define MRC_NSCC_ETA_CENTI_MTUS		15
+#define MRC_NSCC_FI_SCALE_DIV		4
+#define MRC_NSCC_GAMMA			800000
+#define MRC_NSCC_MAX_MD_JUMP		500000
+#define MRC_NSCC_MAXWND_NUM		3
+#define MRC_NSCC_MAXWND_DEN		2
+#define MRC_NSCC_FULFIL_MTUS		8
+#define MRC_NSCC_QA_TARGETS		4
+#define MRC_NSCC_QA_GATE		3
 
-/* The parameters of @qp's profile now (the controller may change them). */
+static unsigned int mrc_param_nscc_base_rtt_us = MRC_DEFAULT_NSCC_BASE_RTT_US;
+module_param_named(nscc_base_rtt_us, mrc_param_nscc_base_rtt_us, uint, 0644);
+MODULE_PARM_DESC(nscc_base_rtt_us, "Base RTT (us) NSCC's derived parameters assume until a QP's first RTT sample (default 100)");
+
+/*
+ * The parameters of @qp's profile now (the controller may change them),
+ * or those derived from its path.
+ */
 static void mrc_nscc_params(struct mrc_qp *qp, struct mrc_nscc_params *p)
 {
 	struct mrc_nscc_params *src = &qp->cc_profile->cfg.nscc;
 	unsigned int i;
 
+	if (qp->dp.cc.derived) {
+		*p = qp->dp.cc.dparams;
+		return;
+	}
 	for (i = 0; i < MRC_NSCC_NPARAMS; i++)
 		*mrc_nscc_param(p, i) = READ_ONCE(*mrc_nscc_param(src, i));
 }
@@ -56,6 +87,47 @@ static void mrc_nscc_params(struct mrc_qp *qp, struct mrc_nscc_params *p)
 static u32 mrc_nscc_mtu(struct mrc_qp *qp)
 {
 	return ib_mtu_enum_to_int(qp->attr.path_mtu);
+}
+
+static u32 mrc_nscc_u32(u64 v)
+{
+	return clamp_t(u64, v, 1, U32_MAX);
+}
+
+/*
+ * A QP with no CC profile (nscc_default): NSCC's parameters from its base
+ * RTT @rtt_ns and link speed, as NSCC-FACTS gives them.  BDP = RTT x
+ * speed; a = BDP / 150 kB; target delay = the RTT (trimming is the
+ * fabric's to offer, not assumed); fi = 5 MTU a; eta = 0.15 MTU a;
+ * fi_scale = 0.25 a; gamma 0.8; max_md_jump 0.5; the fulfil period the
+ * RTT and its bytes 8 MTU; quick adapt past 4 target delays, gate 3; the
+ * window at most 1.5 BDP.  Congestion.rst, "Derived parameters".
+ */
+static void mrc_nscc_derive(struct mrc_qp *qp, u32 rtt_ns)
+{
+	struct mrc_nscc_params *p = &qp->dp.cc.dparams;
+	u64 mtu = mrc_nscc_mtu(qp);
+	u64 bdp = div_u64((u64)rtt_ns * qp->dp.cc.link_mbps,
+			  MRC_NSCC_MBPS_NS_PER_BYTE);
+	/* a, in millionths */
+	u64 a = div_u64(bdp * MRC_NSCC_UNIT, MRC_NSCC_REF_BDP);
+
+	rtt_ns = max(rtt_ns, 1U);
+	p->disable_qa = 0;
+	p->base_rtt = rtt_ns;
+	p->target_delay = rtt_ns;
+	p->adjust_period_threshold = rtt_ns;
+	p->adjust_bytes_threshold = mrc_nscc_u32(MRC_NSCC_FULFIL_MTUS * mtu);
+	p->qa_threshold = mrc_nscc_u32((u64)MRC_NSCC_QA_TARGETS * rtt_ns);
+	p->qa_gate = MRC_NSCC_QA_GATE;
+	p->fi = mrc_nscc_u32(div_u64(MRC_NSCC_FI_MTUS * mtu * a, MRC_NSCC_UNIT));
+	p->eta = mrc_nscc_u32(div_u64(MRC_NSCC_ETA_CENTI_MTUS * mtu * a,
+				      100ULL * MRC_NSCC_UNIT));
+	p->fi_scale = mrc_nscc_u32(div_u64(a, MRC_NSCC_FI_SCALE_DIV));
+	p->gamma = MRC_NSCC_GAMMA;
+	p->max_md_jump = MRC_NSCC_MAX_MD_JUMP;
+	p->max_cwnd = mrc_nscc_u32(max(mtu, bdp * MRC_NSCC_MAXWND_NUM /
+					    MRC_NSCC_MAXWND_DEN));
 }
 
 /* The window's bounds: one MTU, and the profile's max_cwnd. */
@@ -87,6 +159,9 @@ static void mrc_nscc_start(struct mrc_qp *qp)
 	struct mrc_nscc_params p;
 	u64 now = ktime_get_ns();
 
+	if (qp->dp.cc.derived)
+		mrc_nscc_derive(qp, min(READ_ONCE(mrc_param_nscc_base_rtt_us),
+					U32_MAX / NSEC_PER_USEC) * NSEC_PER_USEC);
 	mrc_nscc_params(qp, &p);
 	memset(n, 0, sizeof(*n));
 	n->base_rtt_ns = p.base_rtt;
@@ -222,6 +297,21 @@ static void mrc_nscc_ack(struct mrc_qp *qp, const struct mrc_cc_ack *a)
 		/* No delay to judge by: the bytes count, nothing else. */
 		mrc_nscc_fulfil(qp, &p, now);
 		return;
+	}
+	if (qp->dp.cc.derived &&
+	    (!n->rtt_measured || a->rtt_ns < n->base_rtt_ns)) {
+		/* Derived: from the path's measured base RTT, a sample's. */
+		bool first = !n->rtt_measured;
+
+		n->rtt_measured = true;
+		n->base_rtt_ns = a->rtt_ns;
+		mrc_nscc_derive(qp, a->rtt_ns);
+		mrc_nscc_params(qp, &p);
+		target = p.target_delay;
+		/* The first sets the initial window anew: no slow start. */
+		if (first || n->cwnd > mrc_nscc_maxwnd(qp, &p))
+			mrc_nscc_set(qp, &p, mrc_nscc_maxwnd(qp, &p),
+				     MRC_CC_EVENT_NONE);
 	}
 	n->base_rtt_ns = min(n->base_rtt_ns, a->rtt_ns);
 	delay = a->rtt_ns - n->base_rtt_ns;

@@ -139,6 +139,17 @@
  */
 #define MRC_DEFAULT_MAX_INFLIGHT	64
 /*
+ * NSCC for QPs with no CC profile (p nscc_default, off by default: the
+ * fixed window stays the default until the benchmarks favour NSCC): its
+ * parameters derived from the path (mrc_nscc.c, congestion.rst "Derived
+ * parameters").  The link speed of a port whose netdev reports none (p
+ * link_mbps: QEMU's virtio-net, dummy), and the base RTT a QP assumes
+ * until its first sample (p nscc_base_rtt_us; only the initial window
+ * depends on it).
+ */
+#define MRC_DEFAULT_LINK_MBPS		10000
+#define MRC_DEFAULT_NSCC_BASE_RTT_US	100
+/*
  * max_inflight counts the PSNs sent and not yet SACKed, not the span from
  * the oldest unacknowledged one: sprayed packets overtake each other, and
  * while a slow path holds the cumulative point the ones the faster paths

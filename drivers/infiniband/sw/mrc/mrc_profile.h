@@ -91,25 +91,9 @@ struct mrc_ev_profile {
 };
 
 /*
- * The NSCC parameters of a CC profile, in the units netlink.rst gives
- * (../shared/NSCC-FACTS.md names them).  MRC_NSCC_* numbers them for a
- * request that sets some of them.
+ * MRC_NSCC_* number a CC profile's NSCC parameters (struct
+ * mrc_nscc_params, mrc_cc.h) for a request that sets some of them.
  */
-struct mrc_nscc_params {
-	u32 disable_qa;			/* 0 / 1 */
-	u32 adjust_bytes_threshold;	/* bytes */
-	u32 adjust_period_threshold;	/* ns */
-	u32 base_rtt;			/* ns */
-	u32 eta;			/* bytes */
-	u32 fi;				/* bytes */
-	u32 fi_scale;			/* millionths */
-	u32 gamma;			/* millionths */
-	u32 max_md_jump;		/* millionths */
-	u32 max_cwnd;			/* bytes */
-	u32 qa_gate;			/* 0 - 7 */
-	u32 qa_threshold;		/* ns */
-	u32 target_delay;		/* ns */
-};
 
 enum mrc_nscc_param {
 	MRC_NSCC_DISABLE_QA,

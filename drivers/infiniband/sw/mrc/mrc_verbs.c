@@ -3,6 +3,8 @@
  * rdma_mrc: the ib_device, its ports (one per plane netdev), and the verbs
  * objects that need no file of their own (ucontext, PD, AH).
  */
+#include <linux/ethtool.h>
+#include <linux/rtnetlink.h>
 #include <net/addrconf.h>
 #include <rdma/ib_cache.h>
 #include <rdma/uverbs_ioctl.h>
@@ -162,6 +164,25 @@ void mrc_port_update(struct mrc_dev *dev, u32 port)
 		ib_dispatch_event(&ev);
 	}
 	spin_unlock_irqrestore(&dev->port_lock, flags);
+}
+
+/**
+ * mrc_port_read_speed - note the link speed @port's netdev reports
+ * @dev: the device
+ * @port: 1-based, one the device has
+ *
+ * For NSCC's derived parameters (mrc_nscc.c).  RTNL held (ethtool).
+ */
+void mrc_port_read_speed(struct mrc_dev *dev, u32 port)
+{
+	struct ethtool_link_ksettings ks;
+	u32 speed = 0;
+
+	ASSERT_RTNL();
+	if (!__ethtool_get_link_ksettings(mrc_port_ndev(dev, port), &ks) &&
+	    ks.base.speed != (u32)SPEED_UNKNOWN)
+		speed = ks.base.speed;
+	WRITE_ONCE(dev->ports[port - 1].speed_mbps, speed);
 }
 
 /* The path MTU of connected QPs is checked against it on modify. */

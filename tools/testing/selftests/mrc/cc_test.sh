@@ -15,6 +15,11 @@
 #            and at least one MTU, its bytes in flight at most the window
 #            (and some samples find bytes in flight); every SACK's
 #            received-bytes counter was taken (no cc_bad_rcvd)
+#   derived  no CC profile, nscc_default=Y: NSCC with parameters derived
+#            from the path: verified; in every sample of mrcctl qp show
+#            the QP runs NSCC (a window) on no profile, its base RTT is a
+#            measured one (not nscc_base_rtt_us) and its window within
+#            [MTU, 1.5 x base RTT x the veth's 10 Gb/s]
 #   trim     fw's link to h2 limited to 50 Mbit/s (tbf) with the trimming
 #            switch (mrc-trim) on its egress: it trims; every trimmed
 #            packet reaches mrcB, which answers each new one with a NACK
@@ -122,6 +127,51 @@ case_nscc() {
 		"$(cc_delta nscc cc_bad_rcvd)"
 }
 
+# derived: what the veths report (Mb/s), and the base RTT a QP assumes
+# until its first sample (nscc_base_rtt_us, ns).
+VETH_MBPS=10000
+GUESS_RTT_NS=100000
+NSCC_DEFAULT=/sys/module/rdma_mrc/parameters/nscc_default
+
+nscc_default_off() { echo N >"$NSCC_DEFAULT"; }
+
+# derived_sample: "CWND PROFILE BASE_RTT_NS" per QP of mrcA, appended to
+# the file samples.
+derived_sample() {
+	bounded "$CMD_TIMEOUT" "$MRCCTL" -j qp show "$XFER_DEV_A" || return 0
+	jq -r '.[] | "\(.cwnd) \(."cc-profile-id") \(."base-rtt-ns")"' \
+		"$BOUNDED_OUT" >>"$MRC_TMP/samples"
+}
+
+case_derived() {
+	local i
+	case_what "no CC profile, nscc_default: NSCC derived from the path"
+	echo Y >"$NSCC_DEFAULT"
+	cleanup_push nscc_default_off
+	counters_snap derived.0
+	xfer_async derived "$RUN_SECS" --size "$SIZE" --iters "$NSCC_ITERS"
+	: >"$MRC_TMP/samples"
+	for ((i = 0; i < SAMPLES; i++)); do
+		xfer_running derived || break
+		derived_sample
+	done
+	expect_xfer "$SIZE x $NSCC_ITERS verified" derived "$RUN_SECS"
+	# Only the samples taken once the QP had its first RTT sample.
+	awk -v g="$GUESS_RTT_NS" '$3 != g' "$MRC_TMP/samples" >"$MRC_TMP/measured"
+	log "    $(wc -l <"$MRC_TMP/samples") samples (cwnd profile base-rtt-ns):" \
+		"$(sort -n "$MRC_TMP/samples" | uniq -c | sort -rn | head -n 5 | tr -s ' \n' ' ')"
+	expect_num "samples of a QP with a measured base RTT" \
+		"$(wc -l <"$MRC_TMP/measured")" -gt 0
+	expect_eq "samples without an NSCC window or with a profile" 0 \
+		"$(awk '$1 == 0 || $2 != 0' "$MRC_TMP/samples" | wc -l)"
+	expect_eq "samples with the window outside [MTU, 1.5 BDP]" 0 \
+		"$(awk -v lo="$MTU" -v s="$VETH_MBPS" \
+			'$1 < lo || $1 > int($3 * s / 8000 * 3 / 2) + 1' "$MRC_TMP/measured" | wc -l)"
+	counters_snap derived.1
+	counters_show derived.0 derived.1 tx_data_pkts retransmits timeouts \
+		sacks_rcvd "${CC_COUNTERS[@]}"
+}
+
 # trim_stat NAME: the switch's statistic NAME (mrc-trim stats).
 trim_stat() {
 	ip netns exec "$XFER_ROUTER_NS" "$MRC_TRIM" stats "$TRIM_DEV" |
@@ -158,6 +208,7 @@ case_trim() {
 
 mrc_case none case_none
 mrc_case nscc case_nscc
+mrc_case derived case_derived
 mrc_case trim case_trim
 mrc_cases_args "$@"
 
