@@ -23,7 +23,8 @@
 #                   GUESTS=N (N guests at once, one CPU each)
 #   make check-kcsan  the data-path tests under its KCSAN variant
 #   make demo       boot a guest: two hosts and their devices, then a
-#                   plane failure under ib_write_bw (goodput, EV health)
+#                   plane failure under ib_write_bw (goodput, EV health),
+#                   then an incast through an ECN bottleneck (NSCC windows)
 #   make stage      put the module into the test kernel's cached tree
 #   make KVER=...   build the module for another installed kernel
 #   make dkms-install, dkms-uninstall  the module under DKMS (root)
@@ -134,7 +135,7 @@ check-kcsan: deps
 demo: deps
 	$(MAKE) module KVER=$(TEST_KVER)
 	$(MAKE) provider tools stage
-	$(TOP)/scripts/vm-run --timeout 600 -- $(TOP)/scripts/demo
+	$(TOP)/scripts/vm-run --timeout 900 -- $(TOP)/scripts/demo
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean
