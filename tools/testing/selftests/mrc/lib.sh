@@ -422,7 +422,7 @@ link_exists() {
 }
 
 link_absent() {
-	! link_exists "$1" && ! rdma_link_names | grep -qxF -- "$1"
+	! link_exists "$1" && ! rdma_link_names | grep -xF -- "$1" >/dev/null
 }
 
 link_del_quiet() {

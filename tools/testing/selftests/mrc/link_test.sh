@@ -21,7 +21,7 @@ CYCLES=3
 check_device() {
 	local name=$1 netdev=$2
 	link_exists "$name" || fail "no /sys/class/infiniband/$name"
-	rdma_link_names | grep -qxF "$name" ||
+	rdma_link_names | grep -xF "$name" >/dev/null ||
 		fail "$name not in rdma link show: $(rdma link show)"
 	assert_eq "netdev of $name in rdma link show" "$netdev" \
 		"$(rdma_link_netdev "$name")"
