@@ -113,6 +113,12 @@ incast_wait() {
 
 bg_alive() { ! bg_done "$1"; }
 
+# sender_has_qp I: sender I's device has a QP (its transfer began).
+sender_has_qp() {
+	bounded "$CMD_TIMEOUT" "$MRCCTL" -j qp show "$(sender_dev "$1")" || return 1
+	jq -e 'length > 0' "$BOUNDED_OUT" >/dev/null
+}
+
 # qp_cc_event_seen I: sender I has a QP whose last window change (qp show
 # cc-event) is one NSCC makes.
 qp_cc_event_seen() {
@@ -222,6 +228,11 @@ case_share() {
 	done
 	# Only the senders' counters: each snapshot is over sooner.
 	counter_devs_of "$SHARE_SENDERS"
+	# The warm-up counts from when both send (a slow kernel starts them
+	# seconds apart, and the first would have the link to itself).
+	for ((i = 1; i <= SHARE_SENDERS; i++)); do
+		check "sender $i has its QP" wait_for "$WAIT_TIMEOUT" sender_has_qp "$i"
+	done
 	sleep "$SHARE_WARMUP_SECS"
 	counters_snap share.0
 	sleep "$SHARE_WINDOW_SECS"
