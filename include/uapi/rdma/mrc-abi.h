@@ -173,11 +173,75 @@ struct mrc_create_qp_cmd {
 	__aligned_u64 cc_profile_id;
 };
 
+/*
+ * The MRC attributes of a QP (what the OCP MRC API's struct mrc_qp_attr
+ * holds), in the driver's terms.  The create QP response reports those a
+ * new QP has (the device's defaults, or the profiles it was bound to; for
+ * the timeout and linear retries, which verbs sets at RTS, the defaults
+ * the MRC API applies); the modify QP extension below changes them.
+ */
+#define MRC_ABI_MAX_MPR_UNITS		32	/* 32 x 128 = 4096 PSNs */
+#define MRC_ABI_MAX_WIMM		16384	/* in flight; RQMSN has 16 bits */
+#define MRC_ABI_MAX_TIMEOUT		24	/* 1.024 us x 2^24: about 17 s */
+#define MRC_ABI_MAX_RETRY_LINEAR	7
+#define MRC_ABI_RETRY_EXP_FOREVER	25	/* retry_exp: never give up */
+
+/* mrc_qp_mrc_attr.cap */
+enum mrc_qp_cap_flags {
+	/* Trimmed packets from the peer are not NACKed (it cannot use them). */
+	MRC_ABI_QP_CAP_NO_TRIM_NACK	= 1 << 0,
+	/* The peer does not use a service time (none is sent: no effect). */
+	MRC_ABI_QP_CAP_NO_SVC_TIME	= 1 << 1,
+};
+
+struct mrc_qp_mrc_attr {
+	__aligned_u64 ev_profile_id;	/* 0: the built-in behaviour */
+	__aligned_u64 cc_profile_id;
+	__u32 cap;		/* enum mrc_qp_cap_flags */
+	__u16 max_wimm;		/* WriteIMMs this QP has in flight, sending */
+	__u16 max_wimm_dest;	/* ... it accepts at once, receiving */
+	__u8 mpr;		/* PSN range it sends over, 128-PSN units */
+	__u8 mpr_dest;		/* PSN range it accepts, 128-PSN units */
+	__u8 timeout;		/* 1.024 us x 2^timeout; 0: none */
+	__u8 retry_linear;	/* expiries at the timeout */
+	__u8 retry_exp;		/* then doubling ones; MRC_ABI_RETRY_EXP_FOREVER */
+	__u8 reserved[3];	/* 0 */
+};
+
 struct mrc_create_qp_resp {
 	struct mrc_queue_info sq;
 	struct mrc_queue_info rq;
 	__u32 max_inline_data;
 	__u32 reserved;
+	struct mrc_qp_mrc_attr attr;	/* what the new QP has */
+};
+
+/*
+ * Driver-specific input of the extended modify QP command: the MRC
+ * attributes named in @mask take their values from @attr.  When each may
+ * change (otherwise EINVAL):
+ *   PROFILES              in RESET -> INIT and INIT -> INIT
+ *   MPR_DEST, WIMM_DEST   up to INIT -> RTR (the receive window is made then)
+ *   the others            up to RTR -> RTS
+ * Unknown mask or cap bits: EOPNOTSUPP; a value out of range, or nonzero
+ * reserved bytes: EINVAL; profiles as at create.  Trailing bytes the
+ * kernel does not know must be 0.
+ */
+enum mrc_modify_qp_mask {
+	MRC_MODIFY_QP_PROFILES		= 1 << 0,	/* both ids */
+	MRC_MODIFY_QP_CAP		= 1 << 1,
+	MRC_MODIFY_QP_MAX_WIMM		= 1 << 2,
+	MRC_MODIFY_QP_MAX_WIMM_DEST	= 1 << 3,
+	MRC_MODIFY_QP_MPR		= 1 << 4,
+	MRC_MODIFY_QP_MPR_DEST		= 1 << 5,
+	MRC_MODIFY_QP_TIMEOUT		= 1 << 6,
+	MRC_MODIFY_QP_RETRY		= 1 << 7,	/* linear and exp */
+};
+
+struct mrc_modify_qp_cmd {
+	__u32 mask;		/* enum mrc_modify_qp_mask */
+	__u32 reserved;		/* 0 */
+	struct mrc_qp_mrc_attr attr;
 };
 
 #endif /* MRC_ABI_USER_H */

@@ -23,5 +23,7 @@ DECLARE_DRV_CMD(umrc_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ,
 		empty, mrc_resize_cq_resp);
 DECLARE_DRV_CMD(umrc_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		mrc_create_qp_cmd, mrc_create_qp_resp);
+DECLARE_DRV_CMD(umrc_modify_qp_ex, IB_USER_VERBS_EX_CMD_MODIFY_QP,
+		mrc_modify_qp_cmd, empty);
 
 #endif /* MRC_PROVIDER_ABI_H */

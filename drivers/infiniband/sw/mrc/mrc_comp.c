@@ -290,8 +290,8 @@ static void mrc_comp_sack(struct mrc_qp *qp, struct mrc_pkt *pkt)
 		mrc_counter_inc(qp->dev, MRC_CNT_PROBE_SACKS_RCVD);
 	mrc_comp_sack_ev(qp, seth, hint);
 	if (seth->mpr)
-		dp->req.peer_mpr = min_t(u32, seth->mpr, MRC_MPR_MAX_UNITS) *
-			       MRC_MPR_UNIT;
+		dp->req.peer_mpr = min_t(u32, seth->mpr,
+					 qp->mattr.mpr_units) * MRC_MPR_UNIT;
 
 	if (mrc_psn_inflight(dp, cack)) {
 		while (dp->req.una != next_una) {

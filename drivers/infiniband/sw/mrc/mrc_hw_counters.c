@@ -57,6 +57,7 @@ static const struct rdma_stat_desc mrc_counter_descs[MRC_NUM_COUNTERS] = {
 	[MRC_CNT_DROP_BAD_TRIMMED].name = "drop_bad_trimmed",
 	[MRC_CNT_TRIMMED_RCVD].name = "trimmed_rcvd",
 	[MRC_CNT_TRIMMED_STALE].name = "trimmed_stale",
+	[MRC_CNT_TRIMMED_NOT_NACKED].name = "trimmed_not_nacked",
 	[MRC_CNT_TX_NOMEM].name = "tx_nomem",
 	[MRC_CNT_RX_NOMEM].name = "rx_nomem",
 	[MRC_CNT_CQ_OVERFLOWS].name = "cq_overflows",

@@ -118,7 +118,7 @@ void mrc_comp_fail(struct mrc_qp *qp, enum ib_wc_status status);
 void mrc_comp_fail_wr(struct mrc_qp *qp, u32 index, enum ib_wc_status status);
 
 /* mrc_resp.c: the responder (place, execute, acknowledge) */
-int mrc_resp_win_alloc(struct mrc_qp_win *w);
+int mrc_resp_win_alloc(struct mrc_qp_win *w, u32 mpr_units);
 void mrc_resp_win_swap(struct mrc_qp *qp, struct mrc_qp_win *w);
 void mrc_resp_start(struct mrc_qp *qp);
 void mrc_qp_win_free(struct mrc_qp_win *w);

@@ -682,14 +682,13 @@ out:
 }
 
 /*
- * One qp-get message.  Under rcu_read_lock(): the QP stays bound (and its
- * memory valid) until destroy has waited for readers.
+ * One qp-get message.  Under rcu_read_lock(): the QP's memory stays valid
+ * until destroy has waited for readers; its profiles are named by the ids
+ * kept beside the pointers (they may change in RESET and INIT).
  */
 static int mrc_nl_qp_fill(struct sk_buff *skb, struct mrc_dev *dev,
 			  struct mrc_qp *qp, u32 portid, u32 seq, int flags)
 {
-	struct mrc_ev_profile *ev = qp->ev_profile;
-	struct mrc_cc_profile *cc = qp->cc_profile;
 	void *hdr;
 
 	hdr = genlmsg_put(skb, portid, seq, &mrc_nl_family, flags,
@@ -698,11 +697,12 @@ static int mrc_nl_qp_fill(struct sk_buff *skb, struct mrc_dev *dev,
 		return -EMSGSIZE;
 	if (mrc_nl_put_dev(skb, dev) ||
 	    nla_put_u32(skb, MRC_A_QP_QPN, qp->ibqp.qp_num) ||
-	    nla_put_u64_64bit(skb, MRC_A_QP_EV_PROFILE_ID, ev ? ev->id : 0,
-			      MRC_A_QP_PAD) ||
-	    nla_put_u64_64bit(skb, MRC_A_QP_CC_PROFILE_ID, cc ? cc->id : 0,
-			      MRC_A_QP_PAD) ||
-	    (qp->profile_explicit && nla_put_flag(skb, MRC_A_QP_EXPLICIT)) ||
+	    nla_put_u64_64bit(skb, MRC_A_QP_EV_PROFILE_ID,
+			      READ_ONCE(qp->ev_profile_id), MRC_A_QP_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_A_QP_CC_PROFILE_ID,
+			      READ_ONCE(qp->cc_profile_id), MRC_A_QP_PAD) ||
+	    (READ_ONCE(qp->profile_explicit) &&
+	     nla_put_flag(skb, MRC_A_QP_EXPLICIT)) ||
 	    (READ_ONCE(qp->state) >= IB_QPS_RTR &&
 	     READ_ONCE(qp->state) <= IB_QPS_SQD &&
 	     nla_put(skb, MRC_A_QP_PEER_GID, MRC_GID_LEN,

@@ -10,6 +10,7 @@
 
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
+#include <uapi/rdma/mrc-abi.h>
 
 #include "mrc_hdr.h"
 
@@ -72,7 +73,7 @@
  * Transport defaults both ends assume under plain verbs (MRC-FACTS
  * "Choices"); the (p) ones are module parameters, defined in mrc_main.c.
  */
-#define MRC_MPR_MAX_UNITS		32	/* largest MPR: 4096 PSNs */
+#define MRC_MPR_MAX_UNITS		MRC_ABI_MAX_MPR_UNITS	/* 4096 PSNs */
 #define MRC_MPR_MAX_PSNS		(MRC_MPR_MAX_UNITS * MRC_MPR_UNIT)
 #define MRC_DEFAULT_MPR_UNITS		32	/* (p) */
 #define MRC_DEFAULT_MAX_WIMM		64	/* (p) WriteIMMs in flight */
@@ -230,6 +231,14 @@
 
 /* The IB verbs timeout attribute: 4.096 us * 2^t; 0 means none. */
 #define MRC_VERBS_TIMEOUT_BASE_NS	4096
+/*
+ * The MRC API's timeout attribute: 1.024 us * 2^t; 0 means none, as for
+ * verbs.  A QP's default (14: 16.8 ms, verbs' 12) until one is set.
+ */
+#define MRC_API_TIMEOUT_BASE_NS		1024
+#define MRC_API_DEFAULT_TIMEOUT		14
+/* The RTO never grows past this, however many doublings are allowed. */
+#define MRC_RTO_MAX_US			(64 * USEC_PER_SEC)
 
 extern unsigned short mrc_param_udp_port;
 extern unsigned int mrc_param_mpr_units;

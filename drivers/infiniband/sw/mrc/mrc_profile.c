@@ -263,9 +263,32 @@ void mrc_profile_dev_cleanup(struct mrc_dev *dev)
 	dev->ctl = NULL;
 }
 
+/* Bind @qp to @ev and @cc (NULL: built in), releasing what it had. */
+static void mrc_profile_set_qp(struct mrc_qp *qp, struct mrc_ev_profile *ev,
+			       struct mrc_cc_profile *cc, bool explicit_bind)
+{
+	lockdep_assert_held(&qp->dev->ctl->lock);
+	if (ev)
+		ev->qp_count++;
+	if (cc)
+		cc->qp_count++;
+	if (qp->ev_profile)
+		qp->ev_profile->qp_count--;
+	if (qp->cc_profile)
+		qp->cc_profile->qp_count--;
+	qp->ev_profile = ev;
+	qp->cc_profile = cc;
+	WRITE_ONCE(qp->ev_profile_id, ev ? ev->id : 0);
+	WRITE_ONCE(qp->cc_profile_id, cc ? cc->id : 0);
+	WRITE_ONCE(qp->profile_explicit, explicit_bind);
+}
+
 /*
  * Bind @qp to its profiles: with @explicit_bind to @ev_id and @cc_id (0:
- * built in), else to the device's defaults.  Process context.
+ * built in), else to the device's defaults.  At create, and again from
+ * the provider's modify_qp extension while the QP is in RESET or INIT
+ * (nothing reads the profiles before RTR): the old binding is released.
+ * On failure the QP keeps what it had.  Process context.
  */
 int mrc_profile_bind_qp(struct mrc_qp *qp, u64 ev_id, u64 cc_id,
 			bool explicit_bind)
@@ -286,13 +309,7 @@ int mrc_profile_bind_qp(struct mrc_qp *qp, u64 ev_id, u64 cc_id,
 		ev = ctl->def_ev;
 		cc = ctl->def_cc;
 	}
-	if (ev)
-		ev->qp_count++;
-	if (cc)
-		cc->qp_count++;
-	qp->ev_profile = ev;
-	qp->cc_profile = cc;
-	qp->profile_explicit = explicit_bind;
+	mrc_profile_set_qp(qp, ev, cc, explicit_bind);
 out:
 	mutex_unlock(&ctl->lock);
 	return err;
@@ -303,12 +320,7 @@ void mrc_profile_unbind_qp(struct mrc_qp *qp)
 	struct mrc_ctl *ctl = qp->dev->ctl;
 
 	mutex_lock(&ctl->lock);
-	if (qp->ev_profile)
-		qp->ev_profile->qp_count--;
-	if (qp->cc_profile)
-		qp->cc_profile->qp_count--;
-	qp->ev_profile = NULL;
-	qp->cc_profile = NULL;
+	mrc_profile_set_qp(qp, NULL, NULL, false);
 	mutex_unlock(&ctl->lock);
 }
 

@@ -99,6 +99,46 @@ static int mrc_qp_create_cmd(struct ib_udata *udata,
 	return 0;
 }
 
+/* A new QP's MRC attributes: the device's defaults. */
+static void mrc_qp_mattr_init(struct mrc_qp *qp)
+{
+	struct mrc_qp_mattr *m = &qp->mattr;
+	u32 units = clamp_t(u32, READ_ONCE(mrc_param_mpr_units), 1,
+			    MRC_MPR_MAX_UNITS);
+
+	m->cap = 0;
+	m->max_wimm = clamp_t(u32, READ_ONCE(mrc_param_max_wimm), 1,
+			      MRC_ABI_MAX_WIMM);
+	/* Receiving, as under plain verbs: as many as receives are posted. */
+	m->max_wimm_dest = MRC_ABI_MAX_WIMM;
+	m->mpr_units = units;
+	m->mpr_dest_units = units;
+	m->retry_exp = min_t(u32, READ_ONCE(mrc_param_exp_retries),
+			     MRC_ABI_RETRY_EXP_FOREVER - 1);
+	qp->timeout_ns = 0;
+}
+
+/*
+ * What the create QP response reports: the QP's MRC attributes, and for
+ * the timeout and linear retries (which verbs sets at RTS) the defaults
+ * the MRC API applies when its caller names none.
+ */
+static void mrc_qp_mattr_report(struct mrc_qp *qp, struct mrc_qp_mrc_attr *a)
+{
+	const struct mrc_qp_mattr *m = &qp->mattr;
+
+	a->ev_profile_id = qp->ev_profile_id;
+	a->cc_profile_id = qp->cc_profile_id;
+	a->cap = m->cap;
+	a->max_wimm = m->max_wimm;
+	a->max_wimm_dest = m->max_wimm_dest;
+	a->mpr = m->mpr_units;
+	a->mpr_dest = m->mpr_dest_units;
+	a->timeout = MRC_API_DEFAULT_TIMEOUT;
+	a->retry_linear = MRC_MAX_RETRY_CNT;
+	a->retry_exp = m->retry_exp;
+}
+
 int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata)
 {
@@ -133,6 +173,7 @@ int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	mrc_req_setup(qp);
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	mrc_qp_mattr_init(qp);
 
 	err = mrc_qp_init_queues(qp, init);
 	if (err)
@@ -165,6 +206,7 @@ int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_unbind;
 	ibqp->qp_num = qpn;
 
+	mrc_qp_mattr_report(qp, &resp.attr);
 	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 	if (err)
 		goto err_qpn;
@@ -464,6 +506,108 @@ static int mrc_qp_check_attr(struct mrc_qp *qp, const struct ib_qp_attr *attr,
 	return 0;
 }
 
+#define MRC_MODIFY_QP_ALL	(MRC_MODIFY_QP_PROFILES | MRC_MODIFY_QP_CAP | \
+				 MRC_MODIFY_QP_MAX_WIMM | \
+				 MRC_MODIFY_QP_MAX_WIMM_DEST | MRC_MODIFY_QP_MPR | \
+				 MRC_MODIFY_QP_MPR_DEST | MRC_MODIFY_QP_TIMEOUT | \
+				 MRC_MODIFY_QP_RETRY)
+#define MRC_QP_CAP_ALL		(MRC_ABI_QP_CAP_NO_TRIM_NACK | MRC_ABI_QP_CAP_NO_SVC_TIME)
+/* What the receive window is made from at INIT -> RTR. */
+#define MRC_MODIFY_QP_RESP_WIN	(MRC_MODIFY_QP_MPR_DEST | \
+				 MRC_MODIFY_QP_MAX_WIMM_DEST)
+
+/* The driver-specific input of modify QP (MRC attributes), if any. */
+static int mrc_qp_modify_cmd(struct ib_udata *udata,
+			     struct mrc_modify_qp_cmd *cmd)
+{
+	int err;
+
+	memset(cmd, 0, sizeof(*cmd));
+	if (!udata || !udata->inlen)
+		return 0;
+	err = ib_copy_from_udata(cmd, udata, min(udata->inlen, sizeof(*cmd)));
+	if (err)
+		return err;
+	if (udata->inlen > sizeof(*cmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(*cmd),
+				 udata->inlen - sizeof(*cmd)))
+		return -EOPNOTSUPP;
+	if (cmd->mask & ~MRC_MODIFY_QP_ALL)
+		return -EOPNOTSUPP;
+	if (cmd->reserved ||
+	    memchr_inv(cmd->attr.reserved, 0, sizeof(cmd->attr.reserved)))
+		return -EINVAL;
+	return 0;
+}
+
+static bool mrc_in_range(u32 v, u32 lo, u32 hi)
+{
+	return v >= lo && v <= hi;
+}
+
+/*
+ * May the MRC attributes of @cmd change on the way from @cur to @next
+ * (<rdma/mrc-abi.h> says when), and are their values in range?
+ */
+static int mrc_qp_check_mattr(const struct mrc_modify_qp_cmd *cmd,
+			      enum ib_qp_state cur, enum ib_qp_state next)
+{
+	const struct mrc_qp_mrc_attr *a = &cmd->attr;
+	u32 mask = cmd->mask;
+
+	if (!mask)
+		return 0;
+	if ((mask & MRC_MODIFY_QP_CAP) && (a->cap & ~MRC_QP_CAP_ALL))
+		return -EOPNOTSUPP;
+	if (cur > IB_QPS_RTR ||
+	    ((mask & MRC_MODIFY_QP_RESP_WIN) && cur > IB_QPS_INIT) ||
+	    ((mask & MRC_MODIFY_QP_PROFILES) &&
+	     (cur > IB_QPS_INIT || next != IB_QPS_INIT)))
+		return -EINVAL;
+	if (((mask & MRC_MODIFY_QP_MPR) &&
+	     !mrc_in_range(a->mpr, 1, MRC_ABI_MAX_MPR_UNITS)) ||
+	    ((mask & MRC_MODIFY_QP_MPR_DEST) &&
+	     !mrc_in_range(a->mpr_dest, 1, MRC_ABI_MAX_MPR_UNITS)) ||
+	    ((mask & MRC_MODIFY_QP_MAX_WIMM) &&
+	     !mrc_in_range(a->max_wimm, 1, MRC_ABI_MAX_WIMM)) ||
+	    ((mask & MRC_MODIFY_QP_MAX_WIMM_DEST) &&
+	     !mrc_in_range(a->max_wimm_dest, 1, MRC_ABI_MAX_WIMM)) ||
+	    ((mask & MRC_MODIFY_QP_TIMEOUT) &&
+	     a->timeout > MRC_ABI_MAX_TIMEOUT) ||
+	    ((mask & MRC_MODIFY_QP_RETRY) &&
+	     (a->retry_linear > MRC_ABI_MAX_RETRY_LINEAR ||
+	      a->retry_exp > MRC_ABI_RETRY_EXP_FOREVER)))
+		return -EINVAL;
+	return 0;
+}
+
+/* Record the MRC attributes of @cmd, after the verbs ones; dp.lock held. */
+static void mrc_qp_store_mattr(struct mrc_qp *qp,
+			       const struct mrc_modify_qp_cmd *cmd)
+{
+	const struct mrc_qp_mrc_attr *a = &cmd->attr;
+	struct mrc_qp_mattr *m = &qp->mattr;
+	u32 mask = cmd->mask;
+
+	if (mask & MRC_MODIFY_QP_CAP)
+		m->cap = a->cap;
+	if (mask & MRC_MODIFY_QP_MAX_WIMM)
+		m->max_wimm = a->max_wimm;
+	if (mask & MRC_MODIFY_QP_MAX_WIMM_DEST)
+		m->max_wimm_dest = a->max_wimm_dest;
+	if (mask & MRC_MODIFY_QP_MPR)
+		m->mpr_units = a->mpr;
+	if (mask & MRC_MODIFY_QP_MPR_DEST)
+		m->mpr_dest_units = a->mpr_dest;
+	if (mask & MRC_MODIFY_QP_TIMEOUT)
+		qp->timeout_ns = a->timeout ?
+			(u64)MRC_API_TIMEOUT_BASE_NS << a->timeout : 0;
+	if (mask & MRC_MODIFY_QP_RETRY) {
+		qp->attr.retry_cnt = a->retry_linear;
+		m->retry_exp = a->retry_exp;
+	}
+}
+
 /* Record the attributes of @mask.  RD atomic depths are kept, not used. */
 static void mrc_qp_store_attr(struct mrc_qp *qp, const struct ib_qp_attr *attr,
 			      int mask)
@@ -484,8 +628,11 @@ static void mrc_qp_store_attr(struct mrc_qp *qp, const struct ib_qp_attr *attr,
 		cur->rq_psn = attr->rq_psn & MRC_PSN_MASK;
 	if (mask & IB_QP_SQ_PSN)
 		cur->sq_psn = attr->sq_psn & MRC_PSN_MASK;
-	if (mask & IB_QP_TIMEOUT)
+	if (mask & IB_QP_TIMEOUT) {
 		cur->timeout = attr->timeout;
+		qp->timeout_ns = attr->timeout ?
+			(u64)MRC_VERBS_TIMEOUT_BASE_NS << attr->timeout : 0;
+	}
 	if (mask & IB_QP_RETRY_CNT)
 		cur->retry_cnt = attr->retry_cnt;
 	if (mask & IB_QP_RNR_RETRY)
@@ -548,13 +695,18 @@ int mrc_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct mrc_qp *qp = to_mqp(ibqp);
 	struct mrc_peer *new_peer = NULL, *old_peer = NULL;
+	struct mrc_modify_qp_cmd cmd;
 	struct mrc_qp_win win = {};
 	enum ib_qp_state cur, next;
 	struct mrc_qp_path path;
+	u32 mpr_dest;
 	int err;
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
 		return -EOPNOTSUPP;
+	err = mrc_qp_modify_cmd(udata, &cmd);
+	if (err)
+		return err;
 
 	mutex_lock(&qp->state_mutex);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
@@ -565,6 +717,8 @@ int mrc_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	    !ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask))
 		goto out;
 	err = mrc_qp_check_attr(qp, attr, mask);
+	if (!err)
+		err = mrc_qp_check_mattr(&cmd, cur, next);
 	if (err)
 		goto out;
 	if (mask & IB_QP_AV) {
@@ -580,12 +734,21 @@ int mrc_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		}
 	}
 	/* The windows' state, sized now, charged to the caller's cgroup. */
+	mpr_dest = (cmd.mask & MRC_MODIFY_QP_MPR_DEST) ? cmd.attr.mpr_dest :
+		   qp->mattr.mpr_dest_units;
 	if (cur == IB_QPS_INIT && next == IB_QPS_RTR)
-		err = mrc_resp_win_alloc(&win);
+		err = mrc_resp_win_alloc(&win, mpr_dest);
 	else if (cur == IB_QPS_RTR && next == IB_QPS_RTS)
 		err = mrc_req_win_alloc(&win);
 	if (err)
 		goto out;
+	/* Last of what may fail: nothing reads the profiles before RTR. */
+	if (cmd.mask & MRC_MODIFY_QP_PROFILES) {
+		err = mrc_profile_bind_qp(qp, cmd.attr.ev_profile_id,
+					  cmd.attr.cc_profile_id, true);
+		if (err)
+			goto out;
+	}
 
 	/*
 	 * The tasklet and the receive path read the path and the attributes
@@ -606,6 +769,7 @@ int mrc_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_AV)
 		qp->path = path;
 	mrc_qp_store_attr(qp, attr, mask);
+	mrc_qp_store_mattr(qp, &cmd);
 	/* A new path in SQD: the EVs (built from the path) follow it. */
 	if ((mask & IB_QP_AV) && cur >= IB_QPS_RTR && next >= IB_QPS_RTR &&
 	    next != IB_QPS_ERR)

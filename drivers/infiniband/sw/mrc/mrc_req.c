@@ -94,8 +94,8 @@ void mrc_req_start(struct mrc_qp *qp)
 	dp->req.msn_next = 1;
 	dp->req.acked_msn = 0;
 	dp->req.rqmsn_next = 1;
-	dp->req.peer_mpr = clamp_t(u32, mrc_param_mpr_units, 1, MRC_MPR_MAX_UNITS) *
-		       MRC_MPR_UNIT;
+	/* Until the responder's first SACK says: the MPR we were told. */
+	dp->req.peer_mpr = qp->mattr.mpr_units * MRC_MPR_UNIT;
 	dp->req.wimm_inflight = 0;
 	dp->req.fail_pending = false;
 	dp->rto.srtt_us = 0;
@@ -456,7 +456,7 @@ static int mrc_req_send_new(struct mrc_qp *qp, int budget,
 			 * first packet exists: an allocation that fails
 			 * consumes no MSN the responder would wait for.
 			 */
-			if (imm && dp->req.wimm_inflight >= mrc_param_max_wimm)
+			if (imm && dp->req.wimm_inflight >= qp->mattr.max_wimm)
 				break;
 			sw->msn = dp->req.msn_next;
 			sw->rqmsn = dp->req.rqmsn_next;
@@ -540,18 +540,16 @@ bool mrc_req_ev_probe(struct mrc_qp *qp, u32 slot, struct sk_buff_head *txq)
 	return mrc_req_probe(qp, slot, true, txq);
 }
 
-/* The verbs timeout attribute as a ceiling in microseconds; 0: none. */
+/* The timeout attribute (verbs' or MRC's) as a ceiling in us; 0: none. */
 static u32 mrc_req_rto_ceiling_us(struct mrc_qp *qp)
 {
-	u64 ns;
-
-	if (!qp->attr.timeout)
-		return 0;
-	ns = (u64)MRC_VERBS_TIMEOUT_BASE_NS << qp->attr.timeout;
-	return min_t(u64, div_u64(ns, MRC_NS_PER_US), U32_MAX);
+	return min_t(u64, div_u64(qp->timeout_ns, MRC_NS_PER_US), U32_MAX);
 }
 
-/* The RTO: srtt + 4 rttvar, floored, capped, doubled past retry_cnt. */
+/*
+ * The RTO: srtt + 4 rttvar, floored, capped, doubled past retry_cnt (at
+ * most retry_exp times), never beyond MRC_RTO_MAX_US.
+ */
 static u32 mrc_req_rto(struct mrc_qp *qp)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
@@ -565,8 +563,9 @@ static u32 mrc_req_rto(struct mrc_qp *qp)
 		rto = min(rto, max(ceil, mrc_param_rto_min_us));
 	if (dp->rto.retries > qp->attr.retry_cnt)
 		shift = min_t(u32, dp->rto.retries - qp->attr.retry_cnt,
-			      mrc_param_exp_retries);
-	return rto << shift;
+			      qp->mattr.retry_exp);
+	return min_t(u64, (u64)rto << min_t(u32, shift, BITS_PER_LONG / 2),
+		     MRC_RTO_MAX_US);
 }
 
 void mrc_req_update_rto(struct mrc_qp *qp)
@@ -665,8 +664,9 @@ static void mrc_req_expire(struct mrc_qp *qp)
 		mrc_cc_timeout(qp, tp->len);
 	}
 	dp->rto.retries++;
-	if (qp->attr.timeout &&
-	    dp->rto.retries > qp->attr.retry_cnt + mrc_param_exp_retries) {
+	if (qp->timeout_ns &&
+	    qp->mattr.retry_exp != MRC_ABI_RETRY_EXP_FOREVER &&
+	    dp->rto.retries > qp->attr.retry_cnt + qp->mattr.retry_exp) {
 		mrc_counter_inc(qp->dev, MRC_CNT_RETRY_EXCEEDED);
 		mrc_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
 		return;

@@ -27,15 +27,13 @@ static const struct mrc_path *mrc_ctl_path(struct mrc_qp *qp)
 }
 
 /*
- * The responder's window state for INIT -> RTR: its MPR (mpr_units now),
- * a bit per PSN and a message slot per MSN it may hold.  Process context.
+ * The responder's window state for INIT -> RTR: its MPR (@mpr_units, the
+ * QP's mpr_dest), a bit per PSN and a message slot per MSN it may hold.
+ * Process context.
  */
-int mrc_resp_win_alloc(struct mrc_qp_win *w)
+int mrc_resp_win_alloc(struct mrc_qp_win *w, u32 mpr_units)
 {
-	u32 units = clamp_t(u32, READ_ONCE(mrc_param_mpr_units), 1,
-			    MRC_MPR_MAX_UNITS);
-
-	w->mpr = units * MRC_MPR_UNIT;
+	w->mpr = clamp_t(u32, mpr_units, 1, MRC_MPR_MAX_UNITS) * MRC_MPR_UNIT;
 	w->rcv_size = roundup_pow_of_two(w->mpr);
 	w->rcv_bitmap = bitmap_zalloc(w->rcv_size, GFP_KERNEL_ACCOUNT);
 	w->rmsgs = kvcalloc(w->rcv_size, sizeof(*w->rmsgs), GFP_KERNEL_ACCOUNT);
@@ -379,7 +377,8 @@ static bool mrc_resp_take(struct mrc_qp *qp, struct mrc_pkt *pkt,
 	}
 	if (pkt->h.immdt && last) {
 		if (mrc_queue_pending(&qp->rq, qp->rq_cons) <=
-		    dp->resp.imm_reserved) {
+		    dp->resp.imm_reserved ||
+		    dp->resp.imm_reserved >= qp->mattr.max_wimm_dest) {
 			mrc_resp_nack(qp, txq, pkt->psn, MRC_NACK_NO_RESOURCE,
 				      mrc_pkt_entropy(pkt),
 				      mrc_resp_pkt_ts(pkt));
@@ -617,6 +616,11 @@ void mrc_resp_trimmed(struct mrc_qp *qp, struct mrc_pkt *pkt,
 		goto out;
 	}
 	mrc_counter_inc(qp->dev, MRC_CNT_TRIMMED_RCVD);
+	/* A peer that cannot use the NACK finds the loss by itself. */
+	if (qp->mattr.cap & MRC_ABI_QP_CAP_NO_TRIM_NACK) {
+		mrc_counter_inc(qp->dev, MRC_CNT_TRIMMED_NOT_NACKED);
+		goto out;
+	}
 	mrc_resp_nack(qp, txq, pkt->psn, lasthop ? MRC_NACK_TRIMMED_LASTHOP :
 		      MRC_NACK_TRIMMED, mrc_pkt_entropy(pkt),
 		      mrc_resp_pkt_ts(pkt));

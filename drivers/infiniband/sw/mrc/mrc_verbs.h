@@ -263,6 +263,21 @@ struct mrc_qp_dp {
 	struct mrc_qp_resp resp;
 };
 
+/*
+ * A QP's MRC attributes (<rdma/mrc-abi.h> struct mrc_qp_mrc_attr, the OCP
+ * API's struct mrc_qp_attr) but the profiles and the timeout: the device's
+ * defaults at create (module parameters), then what modify_qp's extension
+ * sets.  retry_linear is attr.retry_cnt.
+ */
+struct mrc_qp_mattr {
+	u32 cap;			/* enum mrc_qp_cap_flags */
+	u16 max_wimm;			/* WriteIMMs in flight, sent */
+	u16 max_wimm_dest;		/* ... held at once, received */
+	u8 mpr_units;			/* PSN range sent over */
+	u8 mpr_dest_units;		/* PSN range accepted (at RTR) */
+	u8 retry_exp;			/* MRC_ABI_RETRY_EXP_FOREVER: never */
+};
+
 struct mrc_qp {
 	struct ib_qp ibqp;
 	struct mrc_dev *dev;
@@ -291,11 +306,24 @@ struct mrc_qp {
 	bool sq_sig_all;
 
 	/*
-	 * Profiles the QP is bound to (mrc_profile.c), fixed from creation
-	 * (or the provider extension) on; NULL is the built-in behaviour.
+	 * MRC attributes (the provider's modify_qp extension), and the ACK
+	 * timeout the verbs attribute or that extension set last, in ns (0:
+	 * none).  Written under dp.lock, which the data path reads them under.
+	 */
+	struct mrc_qp_mattr mattr;
+	u64 timeout_ns;
+
+	/*
+	 * Profiles the QP is bound to (mrc_profile.c), from creation on, or
+	 * from the provider extension's RESET -> INIT; NULL is the built-in
+	 * behaviour.  Changed under the controller's lock, which is what
+	 * walkers of the device's QPs hold; the ids are for readers that do
+	 * not take it (qp-get).
 	 */
 	struct mrc_ev_profile *ev_profile;
 	struct mrc_cc_profile *cc_profile;
+	u64 ev_profile_id;
+	u64 cc_profile_id;
 	bool profile_explicit;
 
 	/*
