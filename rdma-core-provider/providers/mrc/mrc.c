@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "mrc.h"
+#include "mrc_prov.h"
 
 /* ib_uverbs_query_device_resp.fw_ver: major.minor.sub, 16 bits each. */
 enum {
@@ -1356,6 +1357,7 @@ static struct ibv_qp *mrc_create_qp_dv(struct ibv_context *ibctx,
 	qp->rq.max_sge = attr->cap.max_recv_sge;
 	qp->max_inline_data = resp.max_inline_data;
 	qp->sq_sig_all = attr->sq_sig_all;
+	qp->created_attr = resp.drv_payload.attr;
 
 	ret = mrc_ring_map(ibctx, &qp->sq.ring, &resp.sq,
 			   mrc_send_wqe_size(qp->sq.max_sge,
@@ -1413,6 +1415,24 @@ static int mrc_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	struct ibv_modify_qp cmd = {};
 
 	return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+void mrc_prov_qp_created_attr(struct ibv_qp *ibqp,
+			      struct mrc_qp_mrc_attr *attr)
+{
+	*attr = to_mqp(ibqp)->created_attr;
+}
+
+/* The extended command: it carries the driver's part, the MRC attributes. */
+int mrc_prov_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		       int attr_mask, const struct mrc_modify_qp_cmd *drv)
+{
+	struct umrc_modify_qp_ex cmd = {};
+	struct ib_uverbs_ex_modify_qp_resp resp = {};
+
+	cmd.drv_payload = *drv;
+	return ibv_cmd_modify_qp_ex(ibqp, attr, attr_mask, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp, sizeof(resp));
 }
 
 static int mrc_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,

@@ -67,6 +67,8 @@ struct mrc_qp {
 	struct mrc_wq rq;
 	uint32_t max_inline_data;
 	bool sq_sig_all;
+	/* The MRC attributes the kernel gave it at creation. */
+	struct mrc_qp_mrc_attr created_attr;
 
 	/*
 	 * State of a batch of the ibv_wr_*() API between ibv_wr_start() and
