@@ -79,7 +79,8 @@ provider:
 selftests: provider
 	$(MAKE) -C tools/testing/selftests/mrc
 
-tools:
+# The OCP API examples link the provider's libmrc.
+tools: provider
 	$(MAKE) -C tools/mrc
 
 install:
