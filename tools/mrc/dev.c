@@ -32,31 +32,31 @@ bool split_dev(const char *s, char *dev, size_t size, uint32_t *n)
 	return true;
 }
 
-void out_dev_head(const struct tb *t, const char *nkey, uint16_t ntype)
+void out_dev_head(const struct genl_tb *t, const char *nkey, uint16_t ntype)
 {
 	char name[NAME_BUF];
 
-	attr_str(t->a[ATTR_DEV_NAME], name, sizeof(name));
+	genl_attr_str(t->a[ATTR_DEV_NAME], name, sizeof(name));
 	if (!name[0])
-		snprintf(name, sizeof(name), "%u", attr_u32(t->a[ATTR_DEV_INDEX]));
+		snprintf(name, sizeof(name), "%u", genl_attr_u32(t->a[ATTR_DEV_INDEX]));
 	if (!opt_json) {
 		if (nkey)
-			out_title("%s/%u:", name, attr_u32(t->a[ntype]));
+			out_title("%s/%u:", name, genl_attr_u32(t->a[ntype]));
 		else
 			out_title("%s:", name);
 		return;
 	}
 	if (t->a[ATTR_DEV_INDEX])
-		out_u64("dev-index", attr_u32(t->a[ATTR_DEV_INDEX]));
+		out_u64("dev-index", genl_attr_u32(t->a[ATTR_DEV_INDEX]));
 	if (t->a[ATTR_DEV_NAME])
 		out_str("dev-name", name);
 	if (nkey && t->a[ntype])
-		out_u64(nkey, attr_u32(t->a[ntype]));
+		out_u64(nkey, genl_attr_u32(t->a[ntype]));
 }
 
 /* ---- dev ---------------------------------------------------------------------- */
 
-static void out_netdevs(const struct tb *t)
+static void out_netdevs(const struct genl_tb *t)
 {
 	const struct nlattr *a = NULL;
 	char name[IF_NAMESIZE];
@@ -64,8 +64,8 @@ static void out_netdevs(const struct tb *t)
 	if (!t->a[MRC_A_DEVICE_NETDEV_IFINDEX])
 		return;
 	out_vals_start("netdev");
-	while ((a = tb_next(t, MRC_A_DEVICE_NETDEV_IFINDEX, a))) {
-		if (if_indextoname(attr_u32(a), name))
+	while ((a = genl_tb_next(t, MRC_A_DEVICE_NETDEV_IFINDEX, a))) {
+		if (if_indextoname(genl_attr_u32(a), name))
 			out_val_str(name);
 		else
 			out_val_str("?");
@@ -74,29 +74,29 @@ static void out_netdevs(const struct tb *t)
 	if (!opt_json)
 		return;
 	out_vals_start("netdev-ifindex");
-	while ((a = tb_next(t, MRC_A_DEVICE_NETDEV_IFINDEX, a)))
-		out_val_u64(attr_u32(a));
+	while ((a = genl_tb_next(t, MRC_A_DEVICE_NETDEV_IFINDEX, a)))
+		out_val_u64(genl_attr_u32(a));
 	out_vals_end();
 }
 
-static void out_algorithms(const struct tb *t)
+static void out_algorithms(const struct genl_tb *t)
 {
 	const struct nlattr *a = NULL;
 	char name[MRC_ALGO_NAME_MAX + 1];
-	struct tb n;
+	struct genl_tb n;
 
 	if (!t->a[MRC_A_DEVICE_CC_ALGORITHM])
 		return;
 	out_vals_start("cc-algorithm");
-	while ((a = tb_next(t, MRC_A_DEVICE_CC_ALGORITHM, a))) {
-		tb_nest(&n, a);
-		out_val_str(attr_str(n.a[MRC_A_CC_ALGORITHM_NAME], name,
+	while ((a = genl_tb_next(t, MRC_A_DEVICE_CC_ALGORITHM, a))) {
+		genl_tb_nest(&n, a);
+		out_val_str(genl_attr_str(n.a[MRC_A_CC_ALGORITHM_NAME], name,
 				     sizeof(name)));
 	}
 	out_vals_end();
 }
 
-static int dev_cb(const struct tb *t, void *arg)
+static int dev_cb(const struct genl_tb *t, void *arg)
 {
 	(void)arg;
 	out_obj_start();
@@ -106,7 +106,7 @@ static int dev_cb(const struct tb *t, void *arg)
 	OUT_ENUM(t, MRC_A_DEVICE_PROTOCOL_VERSION, "protocol-version",
 		 &proto_names);
 	if (t->a[MRC_A_DEVICE_PORT_MASK])
-		out_hex("port-mask", attr_u32(t->a[MRC_A_DEVICE_PORT_MASK]));
+		out_hex("port-mask", genl_attr_u32(t->a[MRC_A_DEVICE_PORT_MASK]));
 	out_netdevs(t);
 	out_nl();
 	OUT_U64(t, MRC_A_DEVICE_DEFAULT_EV_PROFILE, "default-ev-profile");
@@ -138,7 +138,7 @@ static int dev_cb(const struct tb *t, void *arg)
 static int dev_show(struct args *a)
 {
 	const char *dev = args_next(a);
-	struct msg m;
+	struct genl_msg m;
 	int ret;
 
 	if (args_more(a))
@@ -153,7 +153,7 @@ static int dev_show(struct args *a)
 static int dev_set(struct args *a)
 {
 	const char *dev = args_next(a);
-	struct msg m;
+	struct genl_msg m;
 
 	if (!dev)
 		usage_err("dev set needs a device");
@@ -161,14 +161,14 @@ static int dev_set(struct args *a)
 	put_dev(&m, dev);
 	while (args_more(a)) {
 		if (args_is(a, "default-ev-profile"))
-			put_u64(&m, MRC_A_DEVICE_DEFAULT_EV_PROFILE,
+			genl_put_u64(&m, MRC_A_DEVICE_DEFAULT_EV_PROFILE,
 				args_u64(a, "default-ev-profile", UINT64_MAX));
 		else if (args_is(a, "default-cc-profile"))
-			put_u64(&m, MRC_A_DEVICE_DEFAULT_CC_PROFILE,
+			genl_put_u64(&m, MRC_A_DEVICE_DEFAULT_CC_PROFILE,
 				args_u64(a, "default-cc-profile", UINT64_MAX));
 		else if (args_is(a, "skip-hold-us") ||
 			 args_is(a, "ev-skip-hold-us"))
-			put_u32(&m, MRC_A_DEVICE_EV_SKIP_HOLD_US,
+			genl_put_u32(&m, MRC_A_DEVICE_EV_SKIP_HOLD_US,
 				args_u32(a, "skip-hold-us"));
 		else
 			usage_err("unknown dev set attribute \"%s\"",
@@ -177,7 +177,7 @@ static int dev_set(struct args *a)
 	return nl_run("dev set", &m, NULL, NULL);
 }
 
-static int dev_add_cb(const struct tb *t, void *arg)
+static int dev_add_cb(const struct genl_tb *t, void *arg)
 {
 	(void)arg;
 	out_obj_start();
@@ -192,13 +192,13 @@ static int dev_add(struct args *a)
 {
 	const char *name = args_next(a);
 	unsigned int n = 0;
-	struct msg m;
+	struct genl_msg m;
 	int ret;
 
 	if (!name)
 		usage_err("dev add needs a name");
 	msg_init(&m, MRC_CMD_DEV_NEW, 0);
-	put_str(&m, MRC_A_DEVICE_DEV_NAME, name);
+	genl_put_str(&m, MRC_A_DEVICE_DEV_NAME, name);
 	while (args_more(a)) {
 		const char *ifname;
 		unsigned int ifindex;
@@ -210,7 +210,7 @@ static int dev_add(struct args *a)
 		ifindex = if_nametoindex(ifname);
 		if (!ifindex)
 			usage_err("no netdev \"%s\"", ifname);
-		put_u32(&m, MRC_A_DEVICE_NETDEV_IFINDEX, ifindex);
+		genl_put_u32(&m, MRC_A_DEVICE_NETDEV_IFINDEX, ifindex);
 		n++;
 	}
 	if (!n)
@@ -222,7 +222,7 @@ static int dev_add(struct args *a)
 static int dev_del(struct args *a)
 {
 	const char *dev = args_next(a);
-	struct msg m;
+	struct genl_msg m;
 
 	if (!dev)
 		usage_err("dev del needs a device");
@@ -255,7 +255,7 @@ const struct obj obj_dev = {
 
 /* ---- port ---------------------------------------------------------------------- */
 
-static int port_cb(const struct tb *t, void *arg)
+static int port_cb(const struct genl_tb *t, void *arg)
 {
 	char ifname[IF_NAMESIZE + 1];
 
@@ -263,7 +263,7 @@ static int port_cb(const struct tb *t, void *arg)
 	out_obj_start();
 	out_dev_head(t, "port-index", MRC_A_PORT_PORT_INDEX);
 	if (t->a[MRC_A_PORT_IFNAME])
-		out_str("ifname", attr_str(t->a[MRC_A_PORT_IFNAME], ifname,
+		out_str("ifname", genl_attr_str(t->a[MRC_A_PORT_IFNAME], ifname,
 					   sizeof(ifname)));
 	OUT_U32(t, MRC_A_PORT_IFINDEX, "ifindex");
 	OUT_ENUM(t, MRC_A_PORT_ADMIN_STATE, "admin-state", &admin_state_names);
@@ -278,7 +278,7 @@ static int port_show(struct args *a)
 	char dev[NAME_BUF];
 	uint32_t port = 0;
 	bool one = false;
-	struct msg m;
+	struct genl_msg m;
 	int ret;
 
 	if (args_more(a))
@@ -289,7 +289,7 @@ static int port_show(struct args *a)
 	if (arg)
 		put_dev(&m, dev);
 	if (one)
-		put_u32(&m, MRC_A_PORT_PORT_INDEX, port);
+		genl_put_u32(&m, MRC_A_PORT_PORT_INDEX, port);
 	ret = nl_show("port show", &m, port_cb, NULL);
 	return ret;
 }
@@ -299,13 +299,13 @@ static int port_set(struct args *a)
 	const char *arg = args_next(a);
 	char dev[NAME_BUF];
 	uint32_t port = 0;
-	struct msg m;
+	struct genl_msg m;
 
 	if (!arg || !split_dev(arg, dev, sizeof(dev), &port))
 		usage_err("port set needs DEV/PORT");
 	msg_init(&m, MRC_CMD_PORT_SET, 0);
 	put_dev(&m, dev);
-	put_u32(&m, MRC_A_PORT_PORT_INDEX, port);
+	genl_put_u32(&m, MRC_A_PORT_PORT_INDEX, port);
 	while (args_more(a)) {
 		if (args_is(a, "admin") || args_is(a, "admin-state")) {
 			const char *v = args_val(a, "admin");
@@ -317,7 +317,7 @@ static int port_set(struct args *a)
 				st = MRC_PORT_ADMIN_STATE_DISABLED;
 			else if (!parse_enum(&admin_state_names, v, &st))
 				usage_err("bad admin state \"%s\" (up|down)", v);
-			put_u32(&m, MRC_A_PORT_ADMIN_STATE, st);
+			genl_put_u32(&m, MRC_A_PORT_ADMIN_STATE, st);
 		} else {
 			usage_err("unknown port set attribute \"%s\"",
 				  args_peek(a));
@@ -346,9 +346,9 @@ const struct obj obj_port = {
 /* One EV of a QP: its slot, its state there, the evidence against it. */
 static void out_qp_ev(const struct nlattr *e)
 {
-	struct tb t;
+	struct genl_tb t;
 
-	tb_nest(&t, e);
+	genl_tb_nest(&t, e);
 	out_obj_start();
 	OUT_U32(&t, MRC_A_QP_EV_INDEX, "index");
 	OUT_ENUM(&t, MRC_A_QP_EV_STATE, "state", &ev_state_names);
@@ -356,7 +356,7 @@ static void out_qp_ev(const struct nlattr *e)
 	out_obj_end();
 }
 
-static int qp_cb(const struct tb *t, void *arg)
+static int qp_cb(const struct genl_tb *t, void *arg)
 {
 	const struct nlattr *e = NULL;
 
@@ -367,16 +367,16 @@ static int qp_cb(const struct tb *t, void *arg)
 	OUT_U64(t, MRC_A_QP_CC_PROFILE_ID, "cc-profile-id");
 	out_bool("explicit", t->a[MRC_A_QP_EXPLICIT] != NULL);
 	if (t->a[MRC_A_QP_PEER_GID])
-		out_gid("peer-gid", attr_data(t->a[MRC_A_QP_PEER_GID]),
-			attr_len(t->a[MRC_A_QP_PEER_GID]));
+		out_gid("peer-gid", genl_attr_data(t->a[MRC_A_QP_PEER_GID]),
+			genl_attr_len(t->a[MRC_A_QP_PEER_GID]));
 	OUT_U32(t, MRC_A_QP_EV_COUNT, "ev-count");
 	OUT_U32(t, MRC_A_QP_EV_USABLE, "ev-usable");
 	OUT_U32(t, MRC_A_QP_SRTT_US, "srtt-us");
 	OUT_U32(t, MRC_A_QP_MIN_RTT_US, "min-rtt-us");
 	OUT_U32(t, MRC_A_QP_REO_WND_US, "reo-wnd-us");
-	if (tb_count(t, MRC_A_QP_EV)) {
+	if (genl_tb_count(t, MRC_A_QP_EV)) {
 		out_arr_start("ev");
-		while ((e = tb_next(t, MRC_A_QP_EV, e)))
+		while ((e = genl_tb_next(t, MRC_A_QP_EV, e)))
 			out_qp_ev(e);
 		out_arr_end();
 	}
@@ -395,7 +395,7 @@ static int qp_show(struct args *a)
 	char dev[NAME_BUF];
 	uint32_t qpn = 0;
 	bool one = false;
-	struct msg m;
+	struct genl_msg m;
 	int ret;
 
 	if (args_more(a))
@@ -406,7 +406,7 @@ static int qp_show(struct args *a)
 	if (arg)
 		put_dev(&m, dev);
 	if (one)
-		put_u32(&m, MRC_A_QP_QPN, qpn);
+		genl_put_u32(&m, MRC_A_QP_QPN, qpn);
 	ret = nl_show("qp show", &m, qp_cb, NULL);
 	return ret;
 }

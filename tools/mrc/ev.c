@@ -23,45 +23,45 @@
 
 static void out_ev_entry(const struct nlattr *e)
 {
-	struct tb t;
+	struct genl_tb t;
 
-	tb_nest(&t, e);
+	genl_tb_nest(&t, e);
 	out_obj_start();
 	OUT_U32(&t, MRC_A_EV_ENTRY_INDEX, "index");
 	if (t.a[MRC_A_EV_ENTRY_VALUE])
-		out_bytes("value", attr_data(t.a[MRC_A_EV_ENTRY_VALUE]),
-			  attr_len(t.a[MRC_A_EV_ENTRY_VALUE]));
+		out_bytes("value", genl_attr_data(t.a[MRC_A_EV_ENTRY_VALUE]),
+			  genl_attr_len(t.a[MRC_A_EV_ENTRY_VALUE]));
 	OUT_U32(&t, MRC_A_EV_ENTRY_PORT, "port");
 	OUT_ENUM(&t, MRC_A_EV_ENTRY_STATE, "state", &ev_state_names);
 	if (t.a[MRC_A_EV_ENTRY_FLAGS])
 		out_enum("flags", &ev_op_flags_names,
-			 attr_u32(t.a[MRC_A_EV_ENTRY_FLAGS]));
+			 genl_attr_u32(t.a[MRC_A_EV_ENTRY_FLAGS]));
 	out_obj_end();
 }
 
-void out_ev_entries(const struct tb *t, uint16_t type)
+void out_ev_entries(const struct genl_tb *t, uint16_t type)
 {
 	const struct nlattr *e = NULL;
 
 	out_arr_start("ev");
-	while ((e = tb_next(t, type, e)))
+	while ((e = genl_tb_next(t, type, e)))
 		out_ev_entry(e);
 	out_arr_end();
 }
 
 /* Each EV of a reply as an object of the top list. */
-static int ev_list_cb(const struct tb *t, void *arg)
+static int ev_list_cb(const struct genl_tb *t, void *arg)
 {
 	const struct nlattr *e = NULL;
 
 	(void)arg;
-	while ((e = tb_next(t, MRC_A_EV_PROFILE_EV, e)))
+	while ((e = genl_tb_next(t, MRC_A_EV_PROFILE_EV, e)))
 		out_ev_entry(e);
 	return 0;
 }
 
 /* "DEV id ID" of every ev command. */
-static void ev_target(struct args *a, struct msg *m, uint8_t cmd,
+static void ev_target(struct args *a, struct genl_msg *m, uint8_t cmd,
 		      uint16_t flags, const char *what)
 {
 	const char *dev = args_next(a);
@@ -70,17 +70,17 @@ static void ev_target(struct args *a, struct msg *m, uint8_t cmd,
 		usage_err("%s needs a device", what);
 	msg_init(m, cmd, flags);
 	put_dev(m, dev);
-	put_u64(m, MRC_A_EV_PROFILE_ID, args_id(a, what));
+	genl_put_u64(m, MRC_A_EV_PROFILE_ID, args_id(a, what));
 }
 
 /*
  * query-array with array-size @size; with @retry, again with the size the
  * kernel says it needs (E2BIG and its cookie).
  */
-static int ev_array(struct msg *m, uint32_t size, bool retry)
+static int ev_array(struct genl_msg *m, uint32_t size, bool retry)
 {
-	struct msg copy = *m;
-	struct nl_err e;
+	struct genl_msg copy = *m;
+	struct genl_err e;
 	int tries;
 
 	for (tries = 0; tries < EV_ARRAY_TRIES; tries++) {
@@ -91,16 +91,16 @@ static int ev_array(struct msg *m, uint32_t size, bool retry)
 			return EXIT_FAILED;
 		}
 		memcpy(copy.buf, m->buf, m->len);
-		put_u32(&copy, MRC_A_EV_PROFILE_ARRAY_SIZE, size);
+		genl_put_u32(&copy, MRC_A_EV_PROFILE_ARRAY_SIZE, size);
 		out_list_start();
 		if (!nl_request(&copy, ev_list_cb, NULL, &e)) {
 			out_list_end();
-			msg_free(&copy);
-			msg_free(m);
+			genl_msg_free(&copy);
+			genl_msg_free(m);
 			return EXIT_OK;
 		}
 		out_list_abort();
-		msg_free(&copy);
+		genl_msg_free(&copy);
 		copy = *m;
 		if (!retry || e.err != E2BIG || !e.has_cookie ||
 		    e.cookie <= size)
@@ -108,7 +108,7 @@ static int ev_array(struct msg *m, uint32_t size, bool retry)
 		size = e.cookie;
 	}
 	nl_perror("ev show array", &e);
-	msg_free(m);
+	genl_msg_free(m);
 	return EXIT_FAILED;
 }
 
@@ -116,7 +116,7 @@ static int ev_show(struct args *a)
 {
 	uint32_t size = EV_ARRAY_FIRST_SIZE;
 	bool array = false, sized = false;
-	struct msg m;
+	struct genl_msg m;
 	int ret;
 
 	ev_target(a, &m, MRC_CMD_EV_GET, NLM_F_DUMP, "ev show");
@@ -139,7 +139,7 @@ static int ev_show(struct args *a)
 		/* The same device and id, as a query-array get. */
 		h->nlmsg_flags &= (uint16_t)~NLM_F_DUMP;
 		*cmd = MRC_CMD_EV_PROFILE_GET;
-		put_u32(&m, MRC_A_EV_PROFILE_EV_OP, MRC_EV_OP_QUERY_ARRAY);
+		genl_put_u32(&m, MRC_A_EV_PROFILE_EV_OP, MRC_EV_OP_QUERY_ARRAY);
 		return ev_array(&m, size, !sized);
 	}
 	ret = nl_show("ev show", &m, ev_list_cb, NULL);
@@ -151,7 +151,7 @@ static int ev_show(struct args *a)
  * "port", "new", "new-port", "state", "all-copies" add to it.  @replace
  * allows the replacement keywords.
  */
-static unsigned int ev_entries(struct args *a, struct msg *m, bool replace,
+static unsigned int ev_entries(struct args *a, struct genl_msg *m, bool replace,
 			       int state)
 {
 	unsigned char val[MRC_EV_MAX_BYTES];
@@ -163,19 +163,19 @@ static unsigned int ev_entries(struct args *a, struct msg *m, bool replace,
 		if (args_is(a, "ev") || (replace && args_is(a, "value")) ||
 		    (replace && !strcmp(args_peek(a), "index"))) {
 			if (open)
-				nest_end(m);
-			nest_start(m, MRC_A_EV_PROFILE_EV);
+				genl_nest_end(m);
+			genl_nest_start(m, MRC_A_EV_PROFILE_EV);
 			open = true;
 			n++;
 			if (args_is(a, "index")) {
-				put_u32(m, MRC_A_EV_ENTRY_INDEX,
+				genl_put_u32(m, MRC_A_EV_ENTRY_INDEX,
 					args_u32(a, "index"));
 			} else {
 				len = args_ev(a, "ev", val);
-				put_bin(m, MRC_A_EV_ENTRY_VALUE, val, len);
+				genl_put_bin(m, MRC_A_EV_ENTRY_VALUE, val, len);
 			}
 			if (state >= 0)
-				put_u32(m, MRC_A_EV_ENTRY_STATE,
+				genl_put_u32(m, MRC_A_EV_ENTRY_STATE,
 					(uint32_t)state);
 			continue;
 		}
@@ -183,25 +183,25 @@ static unsigned int ev_entries(struct args *a, struct msg *m, bool replace,
 			usage_err("\"%s\": an entry starts with \"ev VALUE\"%s",
 				  args_peek(a), replace ? " or \"index N\"" : "");
 		if (args_is(a, "port")) {
-			put_u32(m, MRC_A_EV_ENTRY_PORT, args_u32(a, "port"));
+			genl_put_u32(m, MRC_A_EV_ENTRY_PORT, args_u32(a, "port"));
 		} else if (replace && args_is(a, "new")) {
 			len = args_ev(a, "new", val);
-			put_bin(m, MRC_A_EV_ENTRY_NEW_VALUE, val, len);
+			genl_put_bin(m, MRC_A_EV_ENTRY_NEW_VALUE, val, len);
 		} else if (replace && args_is(a, "new-port")) {
-			put_u32(m, MRC_A_EV_ENTRY_NEW_PORT,
+			genl_put_u32(m, MRC_A_EV_ENTRY_NEW_PORT,
 				args_u32(a, "new-port"));
 		} else if (replace && args_is(a, "state")) {
-			put_u32(m, MRC_A_EV_ENTRY_STATE,
+			genl_put_u32(m, MRC_A_EV_ENTRY_STATE,
 				args_enum(a, "state", &ev_state_names));
 		} else if (replace && args_is(a, "all-copies")) {
-			put_u32(m, MRC_A_EV_ENTRY_FLAGS,
+			genl_put_u32(m, MRC_A_EV_ENTRY_FLAGS,
 				MRC_EV_OP_FLAGS_ALL_COPIES);
 		} else {
 			usage_err("unexpected \"%s\"", args_peek(a));
 		}
 	}
 	if (open)
-		nest_end(m);
+		genl_nest_end(m);
 	if (!n)
 		usage_err("no EV given (\"ev VALUE port PORT\")");
 	return n;
@@ -209,11 +209,11 @@ static unsigned int ev_entries(struct args *a, struct msg *m, bool replace,
 
 static int ev_query(struct args *a)
 {
-	struct msg m;
+	struct genl_msg m;
 	int ret;
 
 	ev_target(a, &m, MRC_CMD_EV_PROFILE_GET, 0, "ev query");
-	put_u32(&m, MRC_A_EV_PROFILE_EV_OP, MRC_EV_OP_QUERY_STATE);
+	genl_put_u32(&m, MRC_A_EV_PROFILE_EV_OP, MRC_EV_OP_QUERY_STATE);
 	ev_entries(a, &m, false, -1);
 	ret = nl_show("ev query", &m, ev_list_cb, NULL);
 	return ret;
@@ -221,10 +221,10 @@ static int ev_query(struct args *a)
 
 static int ev_set(struct args *a, const char *what, uint32_t op, int state)
 {
-	struct msg m;
+	struct genl_msg m;
 
 	ev_target(a, &m, MRC_CMD_EV_PROFILE_SET, 0, what);
-	put_u32(&m, MRC_A_EV_PROFILE_EV_OP, op);
+	genl_put_u32(&m, MRC_A_EV_PROFILE_EV_OP, op);
 	ev_entries(a, &m, op == MRC_EV_OP_REPLACE, state);
 	return nl_run(what, &m, NULL, NULL);
 }
@@ -289,29 +289,29 @@ struct ep_req {
 	bool status_set;
 };
 
-static int ep_cb(const struct tb *t, void *arg)
+static int ep_cb(const struct genl_tb *t, void *arg)
 {
 	const struct nlattr *r = NULL;
-	struct tb rt;
+	struct genl_tb rt;
 
 	(void)arg;
-	while ((r = tb_next(t, MRC_A_EP_RSP, r))) {
-		tb_nest(&rt, r);
+	while ((r = genl_tb_next(t, MRC_A_EP_RSP, r))) {
+		genl_tb_nest(&rt, r);
 		out_obj_start();
 		if (rt.a[MRC_A_EP_RSP_REQ_ID])
-			out_u64("req-id", attr_u16(rt.a[MRC_A_EP_RSP_REQ_ID]));
+			out_u64("req-id", genl_attr_u16(rt.a[MRC_A_EP_RSP_REQ_ID]));
 		out_bool("timed-out", rt.a[MRC_A_EP_RSP_TIMED_OUT] != NULL);
 		OUT_U32(&rt, MRC_A_EP_RSP_PORT, "port");
 		OUT_U32(&rt, MRC_A_EP_RSP_RTT, "rtt");
 		if (rt.a[MRC_A_EP_RSP_ADJ_SVC_TIME])
 			out_u64("adj-svc-time",
-				attr_u8(rt.a[MRC_A_EP_RSP_ADJ_SVC_TIME]));
+				genl_attr_u8(rt.a[MRC_A_EP_RSP_ADJ_SVC_TIME]));
 		out_obj_end();
 	}
 	return 0;
 }
 
-static void ep_put_req(struct msg *m, const struct ep_req *r, uint32_t op)
+static void ep_put_req(struct genl_msg *m, const struct ep_req *r, uint32_t op)
 {
 	uint32_t mode = r->mode;
 
@@ -322,16 +322,16 @@ static void ep_put_req(struct msg *m, const struct ep_req *r, uint32_t op)
 	if (!mode)
 		mode = r->ev_len <= EP_UDP_EV_BYTES ? MRC_EV_FMT_MODE_UDP :
 						      MRC_EV_FMT_MODE_STEV;
-	nest_start(m, MRC_A_EP_REQ);
-	put_u16(m, MRC_A_EP_REQ_REQ_ID, r->id);
-	put_bin(m, MRC_A_EP_REQ_SGID, r->sgid, MRC_GID_LEN);
-	put_bin(m, MRC_A_EP_REQ_DGID, r->dgid, MRC_GID_LEN);
-	put_u32(m, MRC_A_EP_REQ_EV_FMT_MODE, mode);
-	put_bin(m, MRC_A_EP_REQ_EV_VALUE, r->ev, r->ev_len);
-	put_u32(m, MRC_A_EP_REQ_PORT, r->port);
+	genl_nest_start(m, MRC_A_EP_REQ);
+	genl_put_u16(m, MRC_A_EP_REQ_REQ_ID, r->id);
+	genl_put_bin(m, MRC_A_EP_REQ_SGID, r->sgid, MRC_GID_LEN);
+	genl_put_bin(m, MRC_A_EP_REQ_DGID, r->dgid, MRC_GID_LEN);
+	genl_put_u32(m, MRC_A_EP_REQ_EV_FMT_MODE, mode);
+	genl_put_bin(m, MRC_A_EP_REQ_EV_VALUE, r->ev, r->ev_len);
+	genl_put_u32(m, MRC_A_EP_REQ_PORT, r->port);
 	if (r->status_set)
-		put_u32(m, MRC_A_EP_REQ_PORT_STATUS, r->status);
-	nest_end(m);
+		genl_put_u32(m, MRC_A_EP_REQ_PORT_STATUS, r->status);
+	genl_nest_end(m);
 }
 
 static int ep_op(struct args *a, uint32_t op, const char *what)
@@ -341,20 +341,20 @@ static int ep_op(struct args *a, uint32_t op, const char *what)
 	uint32_t timeout = EP_DEFAULT_TIMEOUT_NS;
 	unsigned int n = 1, i;
 	struct ep_req *r = &reqs[0];
-	struct msg m;
+	struct genl_msg m;
 	int ret;
 
 	if (!dev)
 		usage_err("%s needs a device", what);
 	msg_init(&m, MRC_CMD_EP_OP, 0);
 	put_dev(&m, dev);
-	put_u32(&m, MRC_A_EP_OP_TYPE, op);
+	genl_put_u32(&m, MRC_A_EP_OP_TYPE, op);
 	r->id = 1;
 	while (args_more(a)) {
 		if (args_is(a, "timeout")) {
 			timeout = args_u32(a, "timeout");
 		} else if (args_is(a, "dscp")) {
-			put_u32(&m, MRC_A_EP_DSCP, args_u32(a, "dscp"));
+			genl_put_u32(&m, MRC_A_EP_DSCP, args_u32(a, "dscp"));
 		} else if (args_is(a, "req")) {
 			if (n == EP_MAX_REQS_CLI)
 				usage_err("more than %d requests",
@@ -387,7 +387,7 @@ static int ep_op(struct args *a, uint32_t op, const char *what)
 				  args_peek(a));
 		}
 	}
-	put_u32(&m, MRC_A_EP_TIMEOUT, timeout);
+	genl_put_u32(&m, MRC_A_EP_TIMEOUT, timeout);
 	for (i = 0; i < n; i++)
 		ep_put_req(&m, &reqs[i], op);
 	ret = nl_show(what, &m, ep_cb, NULL);
@@ -464,7 +464,7 @@ static void out_time_ns(const char *key, uint64_t ns)
 	out_str(key, buf);
 }
 
-int print_event(uint8_t cmd, const struct tb *t, void *arg)
+int print_event(uint8_t cmd, const struct genl_tb *t, void *arg)
 {
 	struct monitor *mon = arg;
 	struct timespec now;
@@ -480,8 +480,8 @@ int print_event(uint8_t cmd, const struct tb *t, void *arg)
 		out_dev_head(t, NULL, 0);
 		OUT_U64(t, MRC_A_EV_EVENT_PROFILE_ID, "profile-id");
 		if (t->a[MRC_A_EV_EVENT_VALUE])
-			out_bytes("value", attr_data(t->a[MRC_A_EV_EVENT_VALUE]),
-				  attr_len(t->a[MRC_A_EV_EVENT_VALUE]));
+			out_bytes("value", genl_attr_data(t->a[MRC_A_EV_EVENT_VALUE]),
+				  genl_attr_len(t->a[MRC_A_EV_EVENT_VALUE]));
 		OUT_U32(t, MRC_A_EV_EVENT_PORT, "port");
 		OUT_ENUM(t, MRC_A_EV_EVENT_STATE, "state", &ev_state_names);
 		OUT_ENUM(t, MRC_A_EV_EVENT_PREV_STATE, "prev-state",
@@ -492,7 +492,7 @@ int print_event(uint8_t cmd, const struct tb *t, void *arg)
 		OUT_U32(t, MRC_A_EV_EVENT_DROP_COUNT, "drop-count");
 		if (t->a[MRC_A_EV_EVENT_TIMESTAMP])
 			out_time_ns("timestamp",
-				    attr_u64(t->a[MRC_A_EV_EVENT_TIMESTAMP]));
+				    genl_attr_u64(t->a[MRC_A_EV_EVENT_TIMESTAMP]));
 		out_obj_end();
 	} else if (cmd == MRC_CMD_PEER_STATUS_EVENT) {
 		out_obj_start();
@@ -505,11 +505,11 @@ int print_event(uint8_t cmd, const struct tb *t, void *arg)
 		OUT_U32(t, MRC_A_PEER_STATUS_PORT, "port");
 		if (t->a[MRC_A_PEER_STATUS_PEER_GID])
 			out_gid("peer-gid",
-				attr_data(t->a[MRC_A_PEER_STATUS_PEER_GID]),
-				attr_len(t->a[MRC_A_PEER_STATUS_PEER_GID]));
+				genl_attr_data(t->a[MRC_A_PEER_STATUS_PEER_GID]),
+				genl_attr_len(t->a[MRC_A_PEER_STATUS_PEER_GID]));
 		if (t->a[MRC_A_PEER_STATUS_PORT_STATUS])
 			out_hex("port-status",
-				attr_u32(t->a[MRC_A_PEER_STATUS_PORT_STATUS]));
+				genl_attr_u32(t->a[MRC_A_PEER_STATUS_PORT_STATUS]));
 		out_obj_end();
 	} else {
 		return 0;

@@ -14,6 +14,8 @@
 #include <linux/netlink.h>
 #include <linux/mrc_netlink.h>
 
+#include "mrc_genl.h"
+
 #define MRCCTL_VERSION		"1.0"
 
 /* Exit codes. */
@@ -25,86 +27,41 @@
 #define ATTR_DEV_INDEX		1
 #define ATTR_DEV_NAME		2
 
-/* ---- netlink messages (nl.c) ------------------------------------------- */
+/* ---- netlink (nl.c, over the provider's mrc_genl.c) --------------------- */
 
-/* A request being built. */
-struct msg {
-	unsigned char *buf;
-	size_t len;		/* bytes used */
-	size_t cap;
-	size_t nest[8];		/* offsets of the open nests */
-	int depth;
-};
+/*
+ * The family's socket, opened by nl_open() (which exits on failure): the
+ * CLI's one struct genl.
+ */
+extern struct genl nl;
 
-/* An attribute table of one message or nest: tb[type] is the last one. */
-#define TB_MAX			32
-struct tb {
-	const struct nlattr *a[TB_MAX + 1];
-	const void *start;	/* the attributes, to walk multi-attrs */
-	size_t len;
-};
-
-void msg_init(struct msg *m, uint8_t cmd, uint16_t flags);
-void msg_free(struct msg *m);
-void put_u8(struct msg *m, uint16_t type, uint8_t v);
-void put_u16(struct msg *m, uint16_t type, uint16_t v);
-void put_u32(struct msg *m, uint16_t type, uint32_t v);
-void put_u64(struct msg *m, uint16_t type, uint64_t v);
-void put_str(struct msg *m, uint16_t type, const char *s);
-void put_bin(struct msg *m, uint16_t type, const void *p, size_t len);
-void put_flag(struct msg *m, uint16_t type);
-void nest_start(struct msg *m, uint16_t type);
-void nest_end(struct msg *m);
+/* A request of the family's command @cmd. */
+void msg_init(struct genl_msg *m, uint8_t cmd, uint16_t flags);
 /* The device argument: all digits is a dev-index, otherwise a dev-name. */
-void put_dev(struct msg *m, const char *dev);
-
-void tb_parse(struct tb *t, const void *data, size_t len);
-void tb_nest(struct tb *t, const struct nlattr *nest);
-/* Walk the attributes of @t of @type: pass NULL first, then the previous. */
-const struct nlattr *tb_next(const struct tb *t, uint16_t type,
-			     const struct nlattr *prev);
-unsigned int tb_count(const struct tb *t, uint16_t type);
-
-const void *attr_data(const struct nlattr *a);
-size_t attr_len(const struct nlattr *a);
-uint8_t attr_u8(const struct nlattr *a);
-uint16_t attr_u16(const struct nlattr *a);
-uint32_t attr_u32(const struct nlattr *a);
-uint64_t attr_u64(const struct nlattr *a);
-/* A string attribute, NUL-terminated into @buf. */
-const char *attr_str(const struct nlattr *a, char *buf, size_t size);
-
-/* Called for each reply message with its top-level attributes. */
-typedef int (*reply_cb)(const struct tb *t, void *arg);
-
-/* What the kernel said when it refused a request. */
-struct nl_err {
-	int err;		/* positive errno */
-	char msg[256];		/* extack message, "" if none */
-	bool has_cookie;
-	uint32_t cookie;	/* E2BIG: the needed size */
-	uint32_t miss_type;	/* a missing attribute, 0 if none */
-};
+void put_dev(struct genl_msg *m, const char *dev);
 
 /* Open the socket and resolve the family; exits on failure. */
 void nl_open(void);
 /* The id of a multicast group of the family, or -1 if it has none. */
 int nl_mcgrp(const char *name);
+/* Join a multicast group; exits on failure. */
 void nl_join(int group);
 /*
  * Send @m and read the answer, calling @cb for each reply message; 0 on
  * success, else the kernel's refusal in *@e (and its errno returned).
  */
-int nl_request(struct msg *m, reply_cb cb, void *arg, struct nl_err *e);
+int nl_request(struct genl_msg *m, genl_reply_cb cb, void *arg,
+	       struct genl_err *e);
 /* Read multicast messages forever (until @cb returns non-zero). */
-int nl_listen(int (*cb)(uint8_t cmd, const struct tb *t, void *arg),
-	      void *arg);
+int nl_listen(genl_event_cb cb, void *arg);
 /* Print a refusal ("Error: MSG: strerror (ENAME)") to stderr. */
-void nl_perror(const char *what, const struct nl_err *e);
+void nl_perror(const char *what, const struct genl_err *e);
 /* nl_request, and on failure nl_perror and the EXIT_FAILED code. */
-int nl_run(const char *what, struct msg *m, reply_cb cb, void *arg);
+int nl_run(const char *what, struct genl_msg *m, genl_reply_cb cb,
+	   void *arg);
 /* nl_run of a request whose replies print as a list. */
-int nl_show(const char *what, struct msg *m, reply_cb cb, void *arg);
+int nl_show(const char *what, struct genl_msg *m, genl_reply_cb cb,
+	    void *arg);
 
 /* ---- output (out.c) ----------------------------------------------------- */
 
@@ -151,17 +108,17 @@ void out_title(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define OUT_U32(t, type, key)						\
 	do {								\
 		if ((t)->a[type])					\
-			out_u64(key, attr_u32((t)->a[type]));		\
+			out_u64(key, genl_attr_u32((t)->a[type]));		\
 	} while (0)
 #define OUT_U64(t, type, key)						\
 	do {								\
 		if ((t)->a[type])					\
-			out_u64(key, attr_u64((t)->a[type]));		\
+			out_u64(key, genl_attr_u64((t)->a[type]));		\
 	} while (0)
 #define OUT_ENUM(t, type, key, names)					\
 	do {								\
 		if ((t)->a[type])					\
-			out_enum(key, names, attr_u32((t)->a[type]));	\
+			out_enum(key, names, genl_attr_u32((t)->a[type]));	\
 	} while (0)
 
 /* ---- names of enums and flag bits (mrcctl.c) ---------------------------- */
@@ -216,7 +173,7 @@ bool split_dev(const char *s, char *dev, size_t size, uint32_t *n);
  * The head of a reply object: text "NAME:" or "NAME/N:", JSON dev-index,
  * dev-name and @nkey (attribute @ntype of @t, a u32) if @nkey.
  */
-void out_dev_head(const struct tb *t, const char *nkey, uint16_t ntype);
+void out_dev_head(const struct genl_tb *t, const char *nkey, uint16_t ntype);
 
 /* ---- objects and their commands (mrcctl.c walks the tables) ------------ */
 
@@ -269,9 +226,9 @@ extern const struct obj obj_dev, obj_port, obj_qp, obj_fmt, obj_evp, obj_cc,
 int obj_usage(const struct obj *o, const char *cmd);
 
 /* Print the ev entries (attribute @type) of @t as a list "ev". */
-void out_ev_entries(const struct tb *t, uint16_t type);
+void out_ev_entries(const struct genl_tb *t, uint16_t type);
 
 /* Print an EV event or a peer-status event (monitor, and ev.c). */
-int print_event(uint8_t cmd, const struct tb *t, void *arg);
+int print_event(uint8_t cmd, const struct genl_tb *t, void *arg);
 
 #endif /* MRCCTL_H */

@@ -24,7 +24,7 @@ _Static_assert(MRC_A_EV_FMT_PROFILE_CUR_STATE == PROF_CUR_STATE &&
 	       "profile cur-state attribute");
 
 /* The head of a profile reply: device, id, state. */
-static void out_prof_head(const struct tb *t)
+static void out_prof_head(const struct genl_tb *t)
 {
 	out_obj_start();
 	out_dev_head(t, NULL, 0);
@@ -36,7 +36,7 @@ static void out_prof_head(const struct tb *t)
  * "show [DEV [id ID]]": a dump (of one device or all), or a do.  Returns the
  * request to send.
  */
-static void prof_show_msg(struct args *a, struct msg *m, uint8_t cmd)
+static void prof_show_msg(struct args *a, struct genl_msg *m, uint8_t cmd)
 {
 	const char *dev = args_next(a);
 	bool one = false;
@@ -54,11 +54,11 @@ static void prof_show_msg(struct args *a, struct msg *m, uint8_t cmd)
 	if (dev)
 		put_dev(m, dev);
 	if (one)
-		put_u64(m, PROF_ID, id);
+		genl_put_u64(m, PROF_ID, id);
 }
 
 /* "set DEV id ID": the start of every profile set; the id is required. */
-static void prof_set_msg(struct args *a, struct msg *m, uint8_t cmd,
+static void prof_set_msg(struct args *a, struct genl_msg *m, uint8_t cmd,
 			 const char *what)
 {
 	const char *dev = args_next(a);
@@ -67,19 +67,19 @@ static void prof_set_msg(struct args *a, struct msg *m, uint8_t cmd,
 		usage_err("%s set needs a device", what);
 	msg_init(m, cmd, 0);
 	put_dev(m, dev);
-	put_u64(m, PROF_ID, args_id(a, what));
+	genl_put_u64(m, PROF_ID, args_id(a, what));
 }
 
 /* The state keywords every profile set takes; true if one was consumed. */
-static bool prof_set_state(struct args *a, struct msg *m)
+static bool prof_set_state(struct args *a, struct genl_msg *m)
 {
 	if (args_is(a, "state")) {
-		put_u32(m, PROF_STATE,
+		genl_put_u32(m, PROF_STATE,
 			args_enum(a, "state", &profile_state_names));
 		return true;
 	}
 	if (args_is(a, "cur-state")) {
-		put_u32(m, PROF_CUR_STATE,
+		genl_put_u32(m, PROF_CUR_STATE,
 			args_enum(a, "cur-state", &profile_state_names));
 		return true;
 	}
@@ -88,10 +88,10 @@ static bool prof_set_state(struct args *a, struct msg *m)
 
 /* ---- fmt ------------------------------------------------------------------------ */
 
-static int fmt_cb(const struct tb *t, void *arg)
+static int fmt_cb(const struct genl_tb *t, void *arg)
 {
 	const struct nlattr *f = NULL;
-	struct tb ft;
+	struct genl_tb ft;
 
 	(void)arg;
 	out_prof_head(t);
@@ -99,8 +99,8 @@ static int fmt_cb(const struct tb *t, void *arg)
 	OUT_U32(t, MRC_A_EV_FMT_PROFILE_WIDTH, "width");
 	OUT_U32(t, MRC_A_EV_FMT_PROFILE_USERS, "users");
 	out_arr_start("field");
-	while ((f = tb_next(t, MRC_A_EV_FMT_PROFILE_FIELD, f))) {
-		tb_nest(&ft, f);
+	while ((f = genl_tb_next(t, MRC_A_EV_FMT_PROFILE_FIELD, f))) {
+		genl_tb_nest(&ft, f);
 		out_obj_start();
 		OUT_U32(&ft, MRC_A_FMT_FIELD_WIDTH, "width");
 		out_obj_end();
@@ -112,21 +112,21 @@ static int fmt_cb(const struct tb *t, void *arg)
 
 static int fmt_set(struct args *a)
 {
-	struct msg m;
+	struct genl_msg m;
 
 	prof_set_msg(a, &m, MRC_CMD_EV_FMT_PROFILE_SET, "fmt");
 	while (args_more(a)) {
 		if (prof_set_state(a, &m))
 			continue;
 		if (args_is(a, "mode")) {
-			put_u32(&m, MRC_A_EV_FMT_PROFILE_MODE,
+			genl_put_u32(&m, MRC_A_EV_FMT_PROFILE_MODE,
 				args_enum(a, "mode", &fmt_mode_names));
 		} else if (args_is(a, "field")) {
 			args_is(a, "width");
-			nest_start(&m, MRC_A_EV_FMT_PROFILE_FIELD);
-			put_u32(&m, MRC_A_FMT_FIELD_WIDTH,
+			genl_nest_start(&m, MRC_A_EV_FMT_PROFILE_FIELD);
+			genl_put_u32(&m, MRC_A_FMT_FIELD_WIDTH,
 				args_u32(a, "field width"));
-			nest_end(&m);
+			genl_nest_end(&m);
 		} else {
 			usage_err("unknown fmt set attribute \"%s\"",
 				  args_peek(a));
@@ -137,7 +137,7 @@ static int fmt_set(struct args *a)
 
 static int fmt_show(struct args *a)
 {
-	struct msg m;
+	struct genl_msg m;
 
 	prof_show_msg(a, &m, MRC_CMD_EV_FMT_PROFILE_GET);
 	return nl_show("fmt show", &m, fmt_cb, NULL);
@@ -165,27 +165,27 @@ const struct obj obj_fmt = {
 
 /* ---- evp ------------------------------------------------------------------------ */
 
-static void out_ev_fields(const struct tb *t)
+static void out_ev_fields(const struct genl_tb *t)
 {
 	const struct nlattr *f = NULL;
-	struct tb ft;
+	struct genl_tb ft;
 
 	out_arr_start("field");
-	while ((f = tb_next(t, MRC_A_EV_PROFILE_FIELD, f))) {
-		tb_nest(&ft, f);
+	while ((f = genl_tb_next(t, MRC_A_EV_PROFILE_FIELD, f))) {
+		genl_tb_nest(&ft, f);
 		out_obj_start();
 		OUT_U32(&ft, MRC_A_EV_FIELD_WIDTH, "width");
 		OUT_U32(&ft, MRC_A_EV_FIELD_INIT_VAL, "init-val");
 		OUT_U32(&ft, MRC_A_EV_FIELD_MIN_VAL, "min-val");
 		OUT_U32(&ft, MRC_A_EV_FIELD_MAX_VAL, "max-val");
 		if (ft.a[MRC_A_EV_FIELD_MASK])
-			out_hex("mask", attr_u32(ft.a[MRC_A_EV_FIELD_MASK]));
+			out_hex("mask", genl_attr_u32(ft.a[MRC_A_EV_FIELD_MASK]));
 		out_obj_end();
 	}
 	out_arr_end();
 }
 
-static int evp_cb(const struct tb *t, void *arg)
+static int evp_cb(const struct genl_tb *t, void *arg)
 {
 	(void)arg;
 	out_prof_head(t);
@@ -205,55 +205,55 @@ static int evp_cb(const struct tb *t, void *arg)
 }
 
 /* "field width W [init V] [min V] [max V] [mask M]" */
-static void evp_field(struct args *a, struct msg *m)
+static void evp_field(struct args *a, struct genl_msg *m)
 {
 	bool width = false;
 
-	nest_start(m, MRC_A_EV_PROFILE_FIELD);
+	genl_nest_start(m, MRC_A_EV_PROFILE_FIELD);
 	while (args_more(a)) {
 		if (args_is(a, "width")) {
-			put_u32(m, MRC_A_EV_FIELD_WIDTH, args_u32(a, "width"));
+			genl_put_u32(m, MRC_A_EV_FIELD_WIDTH, args_u32(a, "width"));
 			width = true;
 		} else if (args_is(a, "init") || args_is(a, "init-val")) {
-			put_u32(m, MRC_A_EV_FIELD_INIT_VAL, args_u32(a, "init"));
+			genl_put_u32(m, MRC_A_EV_FIELD_INIT_VAL, args_u32(a, "init"));
 		} else if (args_is(a, "min") || args_is(a, "min-val")) {
-			put_u32(m, MRC_A_EV_FIELD_MIN_VAL, args_u32(a, "min"));
+			genl_put_u32(m, MRC_A_EV_FIELD_MIN_VAL, args_u32(a, "min"));
 		} else if (args_is(a, "max") || args_is(a, "max-val")) {
-			put_u32(m, MRC_A_EV_FIELD_MAX_VAL, args_u32(a, "max"));
+			genl_put_u32(m, MRC_A_EV_FIELD_MAX_VAL, args_u32(a, "max"));
 		} else if (args_is(a, "mask")) {
-			put_u32(m, MRC_A_EV_FIELD_MASK, args_u32(a, "mask"));
+			genl_put_u32(m, MRC_A_EV_FIELD_MASK, args_u32(a, "mask"));
 		} else {
 			break;
 		}
 	}
 	if (!width)
 		usage_err("a field needs \"width BITS\"");
-	nest_end(m);
+	genl_nest_end(m);
 }
 
 static int evp_set(struct args *a)
 {
-	struct msg m;
+	struct genl_msg m;
 
 	prof_set_msg(a, &m, MRC_CMD_EV_PROFILE_SET, "evp");
 	while (args_more(a)) {
 		if (prof_set_state(a, &m))
 			continue;
 		if (args_is(a, "mode"))
-			put_u32(&m, MRC_A_EV_PROFILE_MODE,
+			genl_put_u32(&m, MRC_A_EV_PROFILE_MODE,
 				args_enum(a, "mode", &ev_mode_names));
 		else if (args_is(a, "fmt") || args_is(a, "fmt-profile-id"))
-			put_u64(&m, MRC_A_EV_PROFILE_FMT_PROFILE_ID,
+			genl_put_u64(&m, MRC_A_EV_PROFILE_FMT_PROFILE_ID,
 				args_u64(a, "fmt", UINT64_MAX));
 		else if (args_is(a, "count") || args_is(a, "ev-count"))
-			put_u32(&m, MRC_A_EV_PROFILE_EV_COUNT,
+			genl_put_u32(&m, MRC_A_EV_PROFILE_EV_COUNT,
 				args_u32(a, "count"));
 		else if (args_is(a, "min-active") ||
 			 args_is(a, "ev-min-active"))
-			put_u32(&m, MRC_A_EV_PROFILE_EV_MIN_ACTIVE,
+			genl_put_u32(&m, MRC_A_EV_PROFILE_EV_MIN_ACTIVE,
 				args_u32(a, "min-active"));
 		else if (args_is(a, "event-mask"))
-			put_u32(&m, MRC_A_EV_PROFILE_EVENT_MASK,
+			genl_put_u32(&m, MRC_A_EV_PROFILE_EVENT_MASK,
 				args_enum(a, "event-mask", &ev_state_names));
 		else if (args_is(a, "field"))
 			evp_field(a, &m);
@@ -266,7 +266,7 @@ static int evp_set(struct args *a)
 
 static int evp_show(struct args *a)
 {
-	struct msg m;
+	struct genl_msg m;
 
 	prof_show_msg(a, &m, MRC_CMD_EV_PROFILE_GET);
 	return nl_show("evp show", &m, evp_cb, NULL);
@@ -318,28 +318,28 @@ static const struct {
 
 #define N_NSCC	(sizeof(nscc_params) / sizeof(nscc_params[0]))
 
-static int cc_cb(const struct tb *t, void *arg)
+static int cc_cb(const struct genl_tb *t, void *arg)
 {
 	char algo[MRC_ALGO_NAME_MAX + 1];
 	unsigned int i;
-	struct tb n;
+	struct genl_tb n;
 
 	(void)arg;
 	out_prof_head(t);
 	if (t->a[MRC_A_CC_PROFILE_ALGORITHM])
-		out_str("algorithm", attr_str(t->a[MRC_A_CC_PROFILE_ALGORITHM],
+		out_str("algorithm", genl_attr_str(t->a[MRC_A_CC_PROFILE_ALGORITHM],
 					      algo, sizeof(algo)));
 	OUT_U32(t, MRC_A_CC_PROFILE_QP_COUNT, "qp-count");
 	if (t->a[MRC_A_CC_PROFILE_NSCC]) {
-		tb_nest(&n, t->a[MRC_A_CC_PROFILE_NSCC]);
+		genl_tb_nest(&n, t->a[MRC_A_CC_PROFILE_NSCC]);
 		out_nest_start("nscc");
 		for (i = 0; i < N_NSCC; i++) {
 			const struct nlattr *p = n.a[nscc_params[i].type];
 
 			if (p)
 				out_u64(nscc_params[i].name,
-					nscc_params[i].u8 ? attr_u8(p) :
-							    attr_u32(p));
+					nscc_params[i].u8 ? genl_attr_u8(p) :
+							    genl_attr_u32(p));
 		}
 		out_nest_end();
 	}
@@ -354,14 +354,14 @@ static int cc_set(struct args *a)
 	bool given[N_NSCC] = { false };
 	bool any = false;
 	unsigned int i;
-	struct msg m;
+	struct genl_msg m;
 
 	prof_set_msg(a, &m, MRC_CMD_CC_PROFILE_SET, "cc");
 	while (args_more(a)) {
 		if (prof_set_state(a, &m))
 			continue;
 		if (args_is(a, "algorithm")) {
-			put_str(&m, MRC_A_CC_PROFILE_ALGORITHM,
+			genl_put_str(&m, MRC_A_CC_PROFILE_ALGORITHM,
 				args_val(a, "algorithm"));
 			continue;
 		}
@@ -381,23 +381,23 @@ static int cc_set(struct args *a)
 		any = true;
 	}
 	if (any) {
-		nest_start(&m, MRC_A_CC_PROFILE_NSCC);
+		genl_nest_start(&m, MRC_A_CC_PROFILE_NSCC);
 		for (i = 0; i < N_NSCC; i++) {
 			if (!given[i])
 				continue;
 			if (nscc_params[i].u8)
-				put_u8(&m, nscc_params[i].type, val_u8[i]);
+				genl_put_u8(&m, nscc_params[i].type, val_u8[i]);
 			else
-				put_u32(&m, nscc_params[i].type, val[i]);
+				genl_put_u32(&m, nscc_params[i].type, val[i]);
 		}
-		nest_end(&m);
+		genl_nest_end(&m);
 	}
 	return nl_run("cc set", &m, NULL, NULL);
 }
 
 static int cc_show(struct args *a)
 {
-	struct msg m;
+	struct genl_msg m;
 
 	prof_show_msg(a, &m, MRC_CMD_CC_PROFILE_GET);
 	return nl_show("cc show", &m, cc_cb, NULL);
