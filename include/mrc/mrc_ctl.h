@@ -278,7 +278,7 @@ struct mrc_ctl_ep_req {
 	struct mrc_ctl_ev req_ev;		/* the EV and port it goes on */
 	union {
 		struct {
-			uint32_t port_status;	/* bit N: port N up */
+			uint32_t port_status;	/* bit N: port N down */
 		} port_status_update;
 	} op;
 };
@@ -337,9 +337,19 @@ struct mrc_cq *mrc_ctl_create_ev_event_cq(struct mrc_context *mcontext,
 					  int cqe, void *cq_context,
 					  struct mrc_comp_channel *channel,
 					  int comp_vector);
-/* Events polled, or a negative errno value. */
+/*
+ * Events polled, or a negative errno value.  The array's stride is the
+ * struct's size under the version used: a 1.0.0 caller links to the
+ * entry point that writes the 1.0.0 layout.
+ */
+#if MRC_CTL_API_VER_USED >= MRC_CTL_API_VERSION_1_0_1
 int mrc_ctl_poll_ev_event(struct mrc_cq *ev_cq, int num_entries,
 			  struct mrc_ctl_ev_event *events);
+#else
+int mrc_ctl_poll_ev_event(struct mrc_cq *ev_cq, int num_entries,
+			  struct mrc_ctl_ev_event *events)
+	__asm__("mrc_ctl_poll_ev_event_1_0_0");
+#endif
 
 /*
  * One batch of requests of one type, sent with DSCP req_tc; waits for their

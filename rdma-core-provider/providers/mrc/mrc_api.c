@@ -30,6 +30,7 @@
 #include <mrc.h>
 
 #include "mrc_prov.h"
+#include "mrc_api.h"
 
 /* The driver's ABI names must not hide the API's (both start MRC_). */
 static_assert(MRC_QP_MAX_WIMM == 1 << 0 && MRC_QP_CAP == 1 << 9,
@@ -64,35 +65,6 @@ static_assert(MRC_QP_MAX_WIMM == 1 << 0 && MRC_QP_CAP == 1 << 9,
 /* Access of a QP whose caller names none at INIT: a WRITE target. */
 #define MRC_API_DEFAULT_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)
 
-/* An entry of a context's list of CQs or QPs. */
-struct mrc_link {
-	struct mrc_link *prev, *next;
-};
-
-struct mrc_context {
-	struct ibv_context *ibv;
-	uint32_t api_version;		/* the caller's, or the current one */
-	uint32_t vendor_api_version;
-	atomic_uint nobjs;		/* objects made under it, alive */
-	atomic_uint nhints;		/* of which QP hints */
-	pthread_mutex_t lock;		/* the lists */
-	struct mrc_link cqs;
-	struct mrc_link qps;
-};
-
-struct mrc_comp_channel {
-	struct mrc_context *ctx;
-	struct ibv_comp_channel *ibv;
-};
-
-struct mrc_cq {
-	struct mrc_link link;		/* first: in ctx->cqs */
-	struct mrc_context *ctx;
-	struct mrc_comp_channel *channel;	/* NULL: none */
-	struct ibv_cq *ibv;		/* its cq_context is this mrc_cq */
-	void *cq_context;		/* the caller's */
-};
-
 struct mrc_qp_hint {
 	struct mrc_context *ctx;
 	pthread_mutex_t lock;		/* attr */
@@ -108,27 +80,6 @@ struct mrc_qp {
 	pthread_mutex_t lock;		/* attr, and modify as a whole */
 	struct mrc_qp_attr attr;	/* MRC attributes: as set, or defaults */
 };
-
-static int errno_style(int err)
-{
-	if (!err)
-		return 0;
-	errno = err;
-	return -1;
-}
-
-static int ibv_style(int err)
-{
-	if (err)
-		errno = err;
-	return err;
-}
-
-static void *null_with(int err)
-{
-	errno = err;
-	return NULL;
-}
 
 void mrc_query_version(uint32_t *current, uint32_t *last_supported,
 		       uint32_t *vendor_current,
@@ -206,6 +157,8 @@ int mrc_destroy_context(struct mrc_context *mcontext)
 		return errno_style(EINVAL);
 	if (atomic_load(&mcontext->nobjs))
 		return errno_style(EBUSY);
+	if (mcontext->ctl)
+		mrc_ctl_free(mcontext->ctl);
 	pthread_mutex_destroy(&mcontext->lock);
 	free(mcontext);
 	return 0;
@@ -228,16 +181,6 @@ static void mrc_link_del(struct mrc_context *ctx, struct mrc_link *l)
 	l->prev->next = l->next;
 	l->next->prev = l->prev;
 	pthread_mutex_unlock(&ctx->lock);
-}
-
-static void mrc_ctx_get(struct mrc_context *ctx)
-{
-	atomic_fetch_add(&ctx->nobjs, 1);
-}
-
-static void mrc_ctx_put(struct mrc_context *ctx)
-{
-	atomic_fetch_sub(&ctx->nobjs, 1);
 }
 
 int mrc_create_comp_channel(struct mrc_context *mcontext,
@@ -320,7 +263,8 @@ int mrc_poll_cq(struct mrc_cq *cq, int num_entries, struct ibv_wc *wc)
 {
 	int n;
 
-	if (!cq || num_entries < 0 || (num_entries && !wc))
+	/* An EV event CQ is polled with mrc_ctl_poll_ev_event(). */
+	if (!cq || cq->evq || num_entries < 0 || (num_entries && !wc))
 		return errno_style(EINVAL);
 	n = ibv_poll_cq(cq->ibv, num_entries, wc);
 	if (n < 0)
@@ -337,6 +281,12 @@ int mrc_destroy_cq(struct mrc_cq *cq)
 	if (!cq)
 		return ibv_style(EINVAL);
 	ctx = cq->ctx;
+	if (cq->evq) {
+		mrc_ctl_evq_free(cq->evq);
+		free(cq);
+		mrc_ctx_put(ctx);
+		return 0;
+	}
 	err = ibv_destroy_cq(cq->ibv);
 	if (err)
 		return ibv_style(err);
@@ -350,6 +300,9 @@ int mrc_req_notify_cq(struct mrc_cq *cq, int solicited_only)
 {
 	if (!cq)
 		return ibv_style(EINVAL);
+	/* EV events reach no completion channel: they are polled. */
+	if (cq->evq)
+		return ibv_style(EOPNOTSUPP);
 	return ibv_style(ibv_req_notify_cq(cq->ibv, solicited_only));
 }
 
@@ -372,7 +325,7 @@ int mrc_get_cq_event(struct mrc_comp_channel *channel, struct mrc_cq **cq,
 
 void mrc_ack_cq_events(struct mrc_cq *cq, unsigned int nevents)
 {
-	if (cq && nevents)
+	if (cq && cq->ibv && nevents)
 		ibv_ack_cq_events(cq->ibv, nevents);
 }
 
