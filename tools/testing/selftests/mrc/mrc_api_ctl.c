@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
 
 #include <mrc.h>
 #include <mrc_ctl.h>
@@ -68,6 +70,7 @@
 #define EP_EV		0x5678u	/* no flow-label half: IPv4 carries none */
 
 #define FLOAT_EPS	1e-6
+#define NOBODY_ID	65534	/* uid and gid without privileges */
 
 FIXTURE(ctl)
 {
@@ -1078,6 +1081,78 @@ TEST_F(ctl, refusals)
 	EXPECT_EQ(EINVAL, errno);
 	/* Nothing of this changed the profile. */
 	EXPECT_EQ(MRC_CTL_PROFILE_INIT, evp_state(self->mctx, ERR_EVP_ID));
+}
+
+/*
+ * Without CAP_NET_ADMIN (a child that became nobody): every modify and
+ * endpoint operation is EPERM and changes nothing; queries still work.
+ */
+TEST_F(ctl, eperm)
+{
+	struct mrc_ctl_cc_profile_attr a = {};
+	struct mrc_ctl_port_attr pa = {};
+	int status = -1;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct mrc_ctl_ev_fmt_profile_attr f = {};
+		struct mrc_ctl_ep_req req = {};
+		struct mrc_ctl_ep_rsp rsp;
+		int n, bad = 0;
+
+		if (setgid(NOBODY_ID) || setuid(NOBODY_ID))
+			_exit(2);
+		a.profile_state = MRC_CTL_PROFILE_OFFLINE;
+		a.algorithm = NSCC_NAME;
+		if (!mrc_ctl_modify_cc_profile(self->mctx, CC_ID, &a,
+					       MRC_CTL_CC_PROFILE_STATE |
+					       MRC_CTL_CC_PROFILE_ALGORITHM) ||
+		    errno != EPERM)
+			bad |= 1 << 0;
+		pa.port_admin_state = MRC_CTL_PORT_ADMIN_STATE_DISABLED;
+		if (!mrc_ctl_modify_port(self->mctx, PORT, &pa,
+					 MRC_CTL_PORT_ADMIN_STATE) ||
+		    errno != EPERM)
+			bad |= 1 << 1;
+		f.profile_state = MRC_CTL_PROFILE_OFFLINE;
+		f.ev_fmt_mode = MRC_CTL_EV_FMT_MODE_UDP;
+		if (!mrc_ctl_modify_ev_fmt_profile(self->mctx, ERR_FMT_ID, &f,
+						   MRC_CTL_EV_FMT_PROFILE_STATE |
+						   MRC_CTL_EV_FMT_PROFILE_MODE) ||
+		    errno != EPERM)
+			bad |= 1 << 2;
+		req.req_id = 1;
+		req.ev_fmt_mode = MRC_CTL_EV_FMT_MODE_STEV;
+		req.req_ev = ev_u32(EP_EV, PORT);
+		if (mrc_find_gid(self->ibv, true, &req.sgid, &n) ||
+		    !memcpy(&req.dgid, &req.sgid, sizeof(req.dgid)) ||
+		    !mrc_ctl_ep_batch_send_wait(self->mctx, 0,
+						MRC_CTL_EP_OP_EV_PROBE, &req, 1,
+						EP_TIMEOUT_NS, &rsp, &n) ||
+		    errno != EPERM)
+			bad |= 1 << 3;
+		/* Reading needs no privilege. */
+		if (mrc_ctl_query_port(self->mctx, PORT, &pa,
+				       MRC_CTL_PORT_ADMIN_STATE) ||
+		    pa.port_admin_state != MRC_CTL_PORT_ADMIN_STATE_ENABLED)
+			bad |= 1 << 4;
+		_exit(bad ? 100 + bad : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("child: bit mask of the calls not refused with EPERM: %d",
+		       WEXITSTATUS(status) - 100);
+	/* Nothing changed. */
+	ASSERT_EQ(0, mrc_ctl_query_cc_profile(self->mctx, CC_ID, &a,
+					      MRC_CTL_CC_PROFILE_STATE));
+	EXPECT_EQ(MRC_CTL_PROFILE_INIT, a.profile_state);
+	EXPECT_EQ(MRC_CTL_PROFILE_INIT, fmt_state(self->mctx, ERR_FMT_ID));
+	ASSERT_EQ(0, mrc_ctl_query_port(self->mctx, PORT, &pa,
+					MRC_CTL_PORT_ADMIN_STATE));
+	EXPECT_EQ(MRC_CTL_PORT_ADMIN_STATE_ENABLED, pa.port_admin_state);
 }
 
 /* A controller's context outlives nothing: objects keep it. */
