@@ -135,7 +135,7 @@ check-kcsan: deps
 
 demo: deps
 	$(MAKE) module KVER=$(TEST_KVER)
-	$(MAKE) provider tools stage
+	$(MAKE) provider selftests tools stage
 	$(TOP)/scripts/vm-run --timeout 900 -- $(TOP)/scripts/demo
 
 clean:
