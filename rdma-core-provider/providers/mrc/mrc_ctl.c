@@ -84,6 +84,10 @@ static_assert(MRC_CTL_EV_MAX_BYTES == MRC_EV_MAX_BYTES,
 	(MRC_CTL_EV_FMT_PROFILE_STATE | MRC_CTL_EV_FMT_PROFILE_CUR_STATE | \
 	 MRC_CTL_EV_FMT_PROFILE_MODE | MRC_CTL_EV_FMT_PROFILE_OP |	\
 	 MRC_CTL_EV_FMT_VENDOR_CFG)
+/* The format attributes a set request carries, one per mask bit. */
+#define FMT_SET_ATTRS							\
+	(MRC_CTL_EV_FMT_PROFILE_STATE | MRC_CTL_EV_FMT_PROFILE_CUR_STATE | \
+	 MRC_CTL_EV_FMT_PROFILE_MODE)
 #define EVP_MASK_ALL							\
 	(MRC_CTL_EV_PROFILE_STATE | MRC_CTL_EV_PROFILE_CUR_STATE |	\
 	 MRC_CTL_EV_PROFILE_MODE | MRC_CTL_EV_PROFILE_FMT_ID |		\
@@ -592,7 +596,7 @@ int mrc_ctl_modify_ev_fmt_profile(struct mrc_context *mcontext,
 				  struct mrc_ctl_ev_fmt_profile_attr *attr,
 				  int attr_mask)
 {
-	bool query = false, set = false;
+	bool query = false, fields, set;
 	struct mrc_ctl *c;
 	struct genl_err e;
 	struct genl_msg m;
@@ -616,28 +620,21 @@ int mrc_ctl_modify_ev_fmt_profile(struct mrc_context *mcontext,
 		return errno_style(err);
 	ctl_msg(&m, &c->g, c->dev, MRC_CMD_EV_FMT_PROFILE_SET);
 	genl_put_u64(&m, MRC_A_EV_FMT_PROFILE_ID, ev_fmt_profile_id);
-	if (attr_mask & MRC_CTL_EV_FMT_PROFILE_STATE) {
+	if (attr_mask & MRC_CTL_EV_FMT_PROFILE_STATE)
 		genl_put_u32(&m, MRC_A_EV_FMT_PROFILE_STATE, attr->profile_state);
-		set = true;
-	}
-	if (attr_mask & MRC_CTL_EV_FMT_PROFILE_CUR_STATE) {
+	if (attr_mask & MRC_CTL_EV_FMT_PROFILE_CUR_STATE)
 		genl_put_u32(&m, MRC_A_EV_FMT_PROFILE_CUR_STATE,
 			     attr->cur_profile_state);
-		set = true;
-	}
-	if (attr_mask & MRC_CTL_EV_FMT_PROFILE_MODE) {
+	if (attr_mask & MRC_CTL_EV_FMT_PROFILE_MODE)
 		genl_put_u32(&m, MRC_A_EV_FMT_PROFILE_MODE, attr->ev_fmt_mode);
-		set = true;
+	fields = (attr_mask & MRC_CTL_EV_FMT_PROFILE_OP) && !query;
+	for (i = 0; fields && i < attr->ev_fmt_op.fmt_field_count; i++) {
+		genl_nest_start(&m, MRC_A_EV_FMT_PROFILE_FIELD);
+		genl_put_u32(&m, MRC_A_FMT_FIELD_WIDTH,
+			     attr->ev_fmt_op.fmt_fields[i].width);
+		genl_nest_end(&m);
 	}
-	if ((attr_mask & MRC_CTL_EV_FMT_PROFILE_OP) && !query) {
-		for (i = 0; i < attr->ev_fmt_op.fmt_field_count; i++) {
-			genl_nest_start(&m, MRC_A_EV_FMT_PROFILE_FIELD);
-			genl_put_u32(&m, MRC_A_FMT_FIELD_WIDTH,
-				     attr->ev_fmt_op.fmt_fields[i].width);
-			genl_nest_end(&m);
-		}
-		set = true;
-	}
+	set = fields || (attr_mask & FMT_SET_ATTRS);
 	err = set ? ctl_request(c, &m, NULL, NULL, &e) : 0;
 	genl_msg_free(&m);
 	if (!err && query)
@@ -873,62 +870,55 @@ int mrc_ctl_query_ev_profile(struct mrc_context *mcontext,
 	return errno_style(err);
 }
 
-/* The attributes of a set request besides the EV operation. */
+/* The EV profile attributes a set request carries, one per mask bit. */
+#define EVP_SET_ATTRS							\
+	(MRC_CTL_EV_PROFILE_STATE | MRC_CTL_EV_PROFILE_CUR_STATE |	\
+	 MRC_CTL_EV_PROFILE_MODE | MRC_CTL_EV_PROFILE_FMT_ID |		\
+	 MRC_CTL_EV_PROFILE_COUNT | MRC_CTL_EV_PROFILE_MIN_ACTIVE |	\
+	 MRC_CTL_EV_PROFILE_EVENT_MASK)
+
+/*
+ * The attributes of a set request besides the EV operation; whether there
+ * are any.
+ */
 static bool evp_put_attrs(struct genl_msg *m,
 			  const struct mrc_ctl_ev_profile_attr *attr, int mask)
 {
-	bool set = false;
+	bool fields = (mask & MRC_CTL_EV_PROFILE_EV_FIELDS_OP) &&
+		      attr->ev_fields_op.op ==
+		      MRC_CTL_EV_FIELDS_OP_MODIFY_FIELDS;
 	int i;
 
-	if (mask & MRC_CTL_EV_PROFILE_STATE) {
+	if (mask & MRC_CTL_EV_PROFILE_STATE)
 		genl_put_u32(m, MRC_A_EV_PROFILE_STATE, attr->profile_state);
-		set = true;
-	}
-	if (mask & MRC_CTL_EV_PROFILE_CUR_STATE) {
+	if (mask & MRC_CTL_EV_PROFILE_CUR_STATE)
 		genl_put_u32(m, MRC_A_EV_PROFILE_CUR_STATE,
 			     attr->cur_profile_state);
-		set = true;
-	}
-	if (mask & MRC_CTL_EV_PROFILE_MODE) {
+	if (mask & MRC_CTL_EV_PROFILE_MODE)
 		genl_put_u32(m, MRC_A_EV_PROFILE_MODE, attr->ev_mode);
-		set = true;
-	}
-	if (mask & MRC_CTL_EV_PROFILE_FMT_ID) {
+	if (mask & MRC_CTL_EV_PROFILE_FMT_ID)
 		genl_put_u64(m, MRC_A_EV_PROFILE_FMT_PROFILE_ID,
 			     attr->ev_fmt_profile_id);
-		set = true;
-	}
-	if (mask & MRC_CTL_EV_PROFILE_COUNT) {
+	if (mask & MRC_CTL_EV_PROFILE_COUNT)
 		genl_put_u32(m, MRC_A_EV_PROFILE_EV_COUNT, attr->ev_count);
-		set = true;
-	}
-	if (mask & MRC_CTL_EV_PROFILE_MIN_ACTIVE) {
+	if (mask & MRC_CTL_EV_PROFILE_MIN_ACTIVE)
 		genl_put_u32(m, MRC_A_EV_PROFILE_EV_MIN_ACTIVE,
 			     attr->ev_min_active);
-		set = true;
-	}
-	if (mask & MRC_CTL_EV_PROFILE_EVENT_MASK) {
+	if (mask & MRC_CTL_EV_PROFILE_EVENT_MASK)
 		genl_put_u32(m, MRC_A_EV_PROFILE_EVENT_MASK,
 			     (uint32_t)attr->ev_event_mask);
-		set = true;
-	}
-	if ((mask & MRC_CTL_EV_PROFILE_EV_FIELDS_OP) &&
-	    attr->ev_fields_op.op == MRC_CTL_EV_FIELDS_OP_MODIFY_FIELDS) {
-		for (i = 0; i < attr->ev_fields_op.field_count; i++) {
-			const struct mrc_ctl_ev_field *f =
-				&attr->ev_fields_op.fields[i];
+	for (i = 0; fields && i < attr->ev_fields_op.field_count; i++) {
+		const struct mrc_ctl_ev_field *f = &attr->ev_fields_op.fields[i];
 
-			genl_nest_start(m, MRC_A_EV_PROFILE_FIELD);
-			genl_put_u32(m, MRC_A_EV_FIELD_WIDTH, f->width);
-			genl_put_u32(m, MRC_A_EV_FIELD_INIT_VAL, f->init_val);
-			genl_put_u32(m, MRC_A_EV_FIELD_MIN_VAL, f->min_val);
-			genl_put_u32(m, MRC_A_EV_FIELD_MAX_VAL, f->max_val);
-			genl_put_u32(m, MRC_A_EV_FIELD_MASK, f->mask);
-			genl_nest_end(m);
-		}
-		set = true;
+		genl_nest_start(m, MRC_A_EV_PROFILE_FIELD);
+		genl_put_u32(m, MRC_A_EV_FIELD_WIDTH, f->width);
+		genl_put_u32(m, MRC_A_EV_FIELD_INIT_VAL, f->init_val);
+		genl_put_u32(m, MRC_A_EV_FIELD_MIN_VAL, f->min_val);
+		genl_put_u32(m, MRC_A_EV_FIELD_MAX_VAL, f->max_val);
+		genl_put_u32(m, MRC_A_EV_FIELD_MASK, f->mask);
+		genl_nest_end(m);
 	}
-	return set;
+	return (mask & EVP_SET_ATTRS) || fields;
 }
 
 /* The API's EV state of a REPLACE or MODIFY_EV_STATE entry. */
