@@ -79,6 +79,25 @@ static int mrc_qp_init_queues(struct mrc_qp *qp, struct ib_qp_init_attr *init)
 	return 0;
 }
 
+/*
+ * Copy a driver command of @len bytes from @udata; a shorter input leaves
+ * the rest of @cmd as the caller set it (an older provider), a longer one
+ * must be zero past what this driver knows (a newer provider asking for
+ * something it does not have).
+ */
+static int mrc_udata_cmd(struct ib_udata *udata, void *cmd, size_t len)
+{
+	int err;
+
+	err = ib_copy_from_udata(cmd, udata, min(udata->inlen, len));
+	if (err)
+		return err;
+	if (udata->inlen > len &&
+	    !ib_is_udata_cleared(udata, len, udata->inlen - len))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
 /* The driver-specific input of create QP (profile binding), if any. */
 static int mrc_qp_create_cmd(struct ib_udata *udata,
 			     struct mrc_create_qp_cmd *cmd)
@@ -87,13 +106,9 @@ static int mrc_qp_create_cmd(struct ib_udata *udata,
 
 	if (!udata->inlen)
 		return 0;
-	err = ib_copy_from_udata(cmd, udata, min(udata->inlen, sizeof(*cmd)));
+	err = mrc_udata_cmd(udata, cmd, sizeof(*cmd));
 	if (err)
 		return err;
-	if (udata->inlen > sizeof(*cmd) &&
-	    !ib_is_udata_cleared(udata, sizeof(*cmd),
-				 udata->inlen - sizeof(*cmd)))
-		return -EOPNOTSUPP;
 	if ((cmd->flags & ~MRC_CREATE_QP_BIND_PROFILES) || cmd->reserved)
 		return -EOPNOTSUPP;
 	return 0;
@@ -525,13 +540,9 @@ static int mrc_qp_modify_cmd(struct ib_udata *udata,
 	memset(cmd, 0, sizeof(*cmd));
 	if (!udata || !udata->inlen)
 		return 0;
-	err = ib_copy_from_udata(cmd, udata, min(udata->inlen, sizeof(*cmd)));
+	err = mrc_udata_cmd(udata, cmd, sizeof(*cmd));
 	if (err)
 		return err;
-	if (udata->inlen > sizeof(*cmd) &&
-	    !ib_is_udata_cleared(udata, sizeof(*cmd),
-				 udata->inlen - sizeof(*cmd)))
-		return -EOPNOTSUPP;
 	if (cmd->mask & ~MRC_MODIFY_QP_ALL)
 		return -EOPNOTSUPP;
 	if (cmd->reserved ||
