@@ -123,13 +123,16 @@
  */
 #define MRC_RTO_LATE_JIFFIES		2
 #define MRC_DEFAULT_EXP_RETRIES		7	/* (p) doubling RTOs after retry_cnt */
-#define MRC_SACK_EVERY_PKTS		16	/* coalesced SACK period */
 /*
- * While a hole stays open, in-order arrivals past it are SACKed every this
- * many packets (a packet that opens a new hole is SACKed at once): enough
- * for dupthresh to see them, without a SACK per packet per loss.
+ * A responder SACKs every this many new data packets, in order or not, and
+ * at once when asked (ACKREQ: a message's last packet, the window's edge,
+ * a resend), on a CE mark or a failed message.  Reordering alone adds no
+ * SACK: the requester's loss detection is timed (mrc_rack.c), and under
+ * spraying most packets open or fill a hole, so a SACK per hole doubled
+ * the SACKs both ends handle (performance.rst, "SACKs by count").
  */
-#define MRC_SACK_HOLE_EVERY_PKTS	4
+#define MRC_SACK_EVERY_PKTS		16
+#define MRC_DEFAULT_SACK_HOLE_EVERY	0	/* (p) the older hole rule: off */
 /*
  * Packets a QP keeps in flight (p) until congestion control (NSCC) sizes
  * the window: bursts of a whole 4096-PSN MPR overflow a receiving host's
@@ -246,6 +249,7 @@ extern unsigned int mrc_param_max_inflight;
 extern unsigned int mrc_param_max_wimm;
 extern unsigned int mrc_param_ev_count;
 extern unsigned int mrc_param_dupthresh;
+extern unsigned int mrc_param_sack_hole_every;
 extern unsigned int mrc_param_rto_min_us;
 extern unsigned int mrc_param_exp_retries;
 extern unsigned int mrc_param_dscp_data;

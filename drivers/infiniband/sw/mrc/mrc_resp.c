@@ -434,16 +434,22 @@ static bool mrc_resp_arrived(struct mrc_qp_dp *dp, const struct mrc_pkt *pkt,
 
 /*
  * Should a new packet be SACKed now?  When asked to, when execution failed
- * a message, when it opened a hole, and otherwise every few packets (more
- * often while a hole stays open, so that dupthresh sees the arrivals).
+ * a message, and otherwise every MRC_SACK_EVERY_PKTS packets; with the
+ * sack_hole_every parameter set, also when it opened or filled a hole and
+ * every that many packets while one stays open.
  */
 static bool mrc_resp_sack_due(struct mrc_qp_dp *dp, const struct mrc_pkt *pkt,
 			      bool hole, bool ok)
 {
-	return !ok || (pkt->ack_flags & MRC_BTH_ACKREQ) || hole ||
-	       ++dp->resp.pkts_since_sack >= (dp->resp.rcv_next != dp->resp.rcv_high ?
-					 MRC_SACK_HOLE_EVERY_PKTS :
-					 MRC_SACK_EVERY_PKTS);
+	u32 every = READ_ONCE(mrc_param_sack_hole_every);
+
+	if (!ok || (pkt->ack_flags & MRC_BTH_ACKREQ))
+		return true;
+	if (every && hole)
+		return true;
+	if (!every || dp->resp.rcv_next == dp->resp.rcv_high)
+		every = MRC_SACK_EVERY_PKTS;
+	return ++dp->resp.pkts_since_sack >= every;
 }
 
 /*
