@@ -43,7 +43,7 @@ MODULE_PARM_DESC(dupthresh, "Also resend a PSN once this many later PSNs are SAC
 
 unsigned int mrc_param_sack_hole_every = MRC_DEFAULT_SACK_HOLE_EVERY;
 module_param_named(sack_hole_every, mrc_param_sack_hole_every, uint, 0644);
-MODULE_PARM_DESC(sack_hole_every, "SACK a packet that opens or fills a hole at once, and every this many packets while one is open (default 0: holes add no SACK)");
+MODULE_PARM_DESC(sack_hole_every, "Also SACK at once a packet that opens or fills a gap while one is open, and every this many packets while one is (default 0: only the first gap is SACKed at once)");
 
 unsigned int mrc_param_rto_min_us = MRC_DEFAULT_RTO_MIN_US;
 module_param_named(rto_min_us, mrc_param_rto_min_us, uint, 0644);

@@ -126,10 +126,11 @@
 /*
  * A responder SACKs every this many new data packets, in order or not, and
  * at once when asked (ACKREQ: a message's last packet, the window's edge,
- * a resend), on a CE mark or a failed message.  Reordering alone adds no
- * SACK: the requester's loss detection is timed (mrc_rack.c), and under
- * spraying most packets open or fill a hole, so a SACK per hole doubled
- * the SACKs both ends handle (performance.rst, "SACKs by count").
+ * a resend), on a CE mark, a failed message, or a packet that opens a gap
+ * while none was open.  Further reordering adds no SACK: the requester's
+ * loss detection is timed (mrc_rack.c), and under spraying most packets
+ * open or fill a hole, so a SACK per hole doubled the SACKs both ends
+ * handle (performance.rst, "SACKs by count").
  */
 #define MRC_SACK_EVERY_PKTS		16
 #define MRC_DEFAULT_SACK_HOLE_EVERY	0	/* (p) the older hole rule: off */

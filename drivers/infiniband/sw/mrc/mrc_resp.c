@@ -407,16 +407,27 @@ static bool mrc_resp_take(struct mrc_qp *qp, struct mrc_pkt *pkt,
 	return true;
 }
 
+/* What a new packet did to the gaps in what has arrived. */
+enum mrc_resp_gap {
+	MRC_GAP_NONE,		/* the next expected, or the one after the highest */
+	MRC_GAP_FIRST,		/* it opened a gap while none was open */
+	MRC_GAP_MORE,		/* it opened another one, or landed in one */
+};
+
 /*
  * The delivery layer's bookkeeping for a new packet @d PSNs past cack_psn:
  * mark it arrived, move cack_psn past what is now contiguous.  Returns
- * whether it opened a new hole: it is neither the next expected packet nor
- * the one after the highest arrived (it jumps ahead, or lands in a hole).
+ * what it did to the gaps.
  */
-static bool mrc_resp_arrived(struct mrc_qp_dp *dp, const struct mrc_pkt *pkt,
-			     u32 d)
+static enum mrc_resp_gap mrc_resp_arrived(struct mrc_qp_dp *dp,
+					  const struct mrc_pkt *pkt, u32 d)
 {
-	bool hole = d != 1 && pkt->psn != dp->resp.rcv_high;
+	enum mrc_resp_gap gap = MRC_GAP_NONE;
+
+	if (d != 1 && dp->resp.rcv_next == dp->resp.rcv_high)
+		gap = MRC_GAP_FIRST;
+	else if (d != 1 && pkt->psn != dp->resp.rcv_high)
+		gap = MRC_GAP_MORE;
 
 	set_bit(pkt->psn & dp->resp.rcv_mask, dp->resp.rcv_bitmap);
 	if (psn_diff(pkt->psn, dp->resp.rcv_high) < MRC_PSN_HALF)
@@ -429,23 +440,24 @@ static bool mrc_resp_arrived(struct mrc_qp_dp *dp, const struct mrc_pkt *pkt,
 		dp->resp.ooo_held--;
 	}
 	dp->resp.rcvd_bytes += pkt->paylen;
-	return hole;
+	return gap;
 }
 
 /*
  * Should a new packet be SACKed now?  When asked to, when execution failed
- * a message, and otherwise every MRC_SACK_EVERY_PKTS packets; with the
- * sack_hole_every parameter set, also when it opened or filled a hole and
- * every that many packets while one stays open.
+ * a message, when it opened a gap while none was open, and otherwise every
+ * MRC_SACK_EVERY_PKTS packets; with the sack_hole_every parameter set,
+ * also when it opened or filled another and every that many packets while
+ * one stays open.
  */
 static bool mrc_resp_sack_due(struct mrc_qp_dp *dp, const struct mrc_pkt *pkt,
-			      bool hole, bool ok)
+			      enum mrc_resp_gap gap, bool ok)
 {
 	u32 every = READ_ONCE(mrc_param_sack_hole_every);
 
-	if (!ok || (pkt->ack_flags & MRC_BTH_ACKREQ))
+	if (!ok || (pkt->ack_flags & MRC_BTH_ACKREQ) || gap == MRC_GAP_FIRST)
 		return true;
-	if (every && hole)
+	if (every && gap == MRC_GAP_MORE)
 		return true;
 	if (!every || dp->resp.rcv_next == dp->resp.rcv_high)
 		every = MRC_SACK_EVERY_PKTS;
@@ -505,8 +517,9 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 {
 	struct mrc_qp_dp *dp = &qp->dp;
 	struct sk_buff_head naks;
+	enum mrc_resp_gap gap;
 	struct mrc_rmsg *rm;
-	bool hole, ok;
+	bool ok;
 	u32 d;
 
 	__skb_queue_head_init(&naks);
@@ -544,13 +557,13 @@ void mrc_resp_rcv(struct mrc_qp *qp, struct mrc_pkt *pkt,
 	}
 	if (!mrc_resp_take(qp, pkt, rm, txq))
 		goto out;
-	hole = mrc_resp_arrived(dp, pkt, d);
+	gap = mrc_resp_arrived(dp, pkt, d);
 	/*
 	 * Execution may fail a message (NAK, QP to error).  Its packets were
 	 * delivered all the same: the SACK saying so goes first, always.
 	 */
 	ok = mrc_resp_execute(qp, &naks);
-	mrc_resp_reply(qp, pkt, txq, &naks, mrc_resp_sack_due(dp, pkt, hole, ok),
+	mrc_resp_reply(qp, pkt, txq, &naks, mrc_resp_sack_due(dp, pkt, gap, ok),
 		       false, ok);
 out:
 	spin_unlock_bh(&dp->lock);

@@ -91,10 +91,12 @@ qp_cc_profile() {
 
 # cc_sample: one "CWND INFLIGHT" line per QP of mrcA, appended to the file
 # samples.
+# A QP mrc_xfer is still connecting (before RTS: no window, no RTT yet)
+# is not sampled; one past RTS on no window keeps its RTT and is.
 cc_sample() {
 	bounded "$CMD_TIMEOUT" "$MRCCTL" -j qp show "$XFER_DEV_A" || return 0
-	jq -r '.[] | "\(.cwnd) \(."inflight-bytes")"' "$BOUNDED_OUT" \
-		>>"$MRC_TMP/samples"
+	jq -r '.[] | select(.cwnd != 0 or ."srtt-us" != 0) |
+		"\(.cwnd) \(."inflight-bytes")"' "$BOUNDED_OUT" >>"$MRC_TMP/samples"
 }
 
 case_nscc() {
@@ -139,7 +141,8 @@ nscc_default_off() { echo N >"$NSCC_DEFAULT"; }
 # the file samples.
 derived_sample() {
 	bounded "$CMD_TIMEOUT" "$MRCCTL" -j qp show "$XFER_DEV_A" || return 0
-	jq -r '.[] | "\(.cwnd) \(."cc-profile-id") \(."base-rtt-ns")"' \
+	jq -r '.[] | select(.cwnd != 0 or ."srtt-us" != 0) |
+		"\(.cwnd) \(."cc-profile-id") \(."base-rtt-ns")"' \
 		"$BOUNDED_OUT" >>"$MRC_TMP/samples"
 }
 
