@@ -71,6 +71,7 @@ static const struct rdma_stat_desc mrc_counter_descs[MRC_NUM_COUNTERS] = {
 	[MRC_CNT_SPURIOUS_RETRANSMITS].name = "spurious_retransmits",
 	[MRC_CNT_REO_WND_WIDENED].name = "reo_wnd_widened",
 	[MRC_CNT_TLP_PROBES_SENT].name = "tlp_probes_sent",
+	[MRC_CNT_TX_SPAN_GROWN].name = "tx_span_grown",
 	[MRC_CNT_EV_SUSPECT_LOSS].name = "ev_suspect_loss",
 	[MRC_CNT_EV_SUSPECT_TIMEOUT].name = "ev_suspect_timeout",
 	[MRC_CNT_EV_SUSPECT_SPURIOUS].name = "ev_suspect_spurious",

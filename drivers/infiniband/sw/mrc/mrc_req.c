@@ -11,6 +11,8 @@
 #include <linux/jhash.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
+#include <linux/memcontrol.h>
+#include <linux/sched/mm.h>
 
 #include "mrc.h"
 #include "mrc_ev.h"
@@ -34,11 +36,16 @@ int mrc_req_init(struct mrc_qp *qp)
 			      sizeof(struct mrc_send_wqe), sizeof(u64));
 	/* One copy per SQ slot: sized by the QP's caps, charged to it. */
 	dp->req.swqes = kvcalloc(qp->sq.num, dp->req.swqe_size, GFP_KERNEL_ACCOUNT);
-	return dp->req.swqes ? 0 : -ENOMEM;
+	if (!dp->req.swqes)
+		return -ENOMEM;
+	qp->memcg = get_mem_cgroup_from_mm(current->mm);
+	return 0;
 }
 
 void mrc_req_cleanup(struct mrc_qp *qp)
 {
+	mem_cgroup_put(qp->memcg);
+	qp->memcg = NULL;
 	kvfree(qp->dp.req.swqes);
 	kvfree(qp->dp.req.txpkts);
 	qp->dp.req.swqes = NULL;
@@ -66,6 +73,70 @@ int mrc_req_win_alloc(struct mrc_qp_win *w)
 	w->txpkts = kvcalloc(w->tx_size, sizeof(*w->txpkts),
 			     GFP_KERNEL_ACCOUNT);
 	return w->txpkts ? 0 : -ENOMEM;
+}
+
+/*
+ * The txpkts cover MRC_REQ_SPAN_WINDOWS windows past the oldest
+ * unacknowledged PSN, sized at RTS by max_inflight.  When congestion
+ * control's window outgrows them, process context is asked for twice as
+ * many (mrc_req_tx_grow()), up to the largest span the peer's MPR allows.
+ * dp.lock held.
+ */
+static void mrc_req_want_span(struct mrc_qp *qp, u32 mtu)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+	u32 size = dp->req.tx_mask + 1;
+	u32 want = MRC_REQ_SPAN_WINDOWS * DIV_ROUND_UP(mrc_cc_window(qp), mtu);
+
+	if (want <= size || size >= MRC_MPR_MAX_PSNS ||
+	    size + 1 >= dp->req.peer_mpr || dp->req.tx_grow_queued ||
+	    dp->stopped)
+		return;
+	dp->req.tx_grow_queued = true;
+	queue_work(system_unbound_wq, &qp->dp.tx_grow);
+}
+
+/*
+ * Twice the txpkts, charged to the QP's creator: each PSN of the old
+ * array's reach moves to its slot in the new one, under dp.lock, unless
+ * the QP was reset or destroyed meanwhile.
+ */
+static void mrc_req_tx_grow(struct work_struct *work)
+{
+	struct mrc_qp *qp = container_of(work, struct mrc_qp, dp.tx_grow);
+	struct mrc_qp_dp *dp = &qp->dp;
+	struct mrc_txpkt *new, *old = NULL;
+	struct mem_cgroup *memcg;
+	u32 size, psn, i;
+
+	spin_lock_bh(&dp->lock);
+	size = dp->req.txpkts ? dp->req.tx_mask + 1 : 0;
+	spin_unlock_bh(&dp->lock);
+	new = NULL;
+	if (size) {
+		memcg = set_active_memcg(qp->memcg);
+		new = kvcalloc(size * 2, sizeof(*new), GFP_KERNEL_ACCOUNT);
+		set_active_memcg(memcg);
+	}
+
+	spin_lock_bh(&dp->lock);
+	dp->req.tx_grow_queued = false;
+	if (new && !dp->stopped && dp->req.txpkts &&
+	    dp->req.tx_mask + 1 == size) {
+		psn = (dp->req.psn_next - size) & MRC_PSN_MASK;
+		for (i = 0; i < size; i++, psn = (psn + 1) & MRC_PSN_MASK)
+			new[psn & (size * 2 - 1)] =
+				dp->req.txpkts[psn & dp->req.tx_mask];
+		old = dp->req.txpkts;
+		dp->req.txpkts = new;
+		dp->req.tx_mask = size * 2 - 1;
+		new = NULL;
+		mrc_counter_inc(qp->dev, MRC_CNT_TX_SPAN_GROWN);
+		tasklet_schedule(&dp->task);
+	}
+	spin_unlock_bh(&dp->lock);
+	kvfree(new);
+	kvfree(old);
 }
 
 /* Exchange the QP's requester window state with @w's; dp.lock held. */
@@ -435,6 +506,7 @@ static int mrc_req_send_new(struct mrc_qp *qp, int budget,
 	u32 len;
 	int err;
 
+	mrc_req_want_span(qp, mtu);
 	while (budget && qp->state == IB_QPS_RTS) {
 		if (!mrc_req_span_room(dp))
 			break;
@@ -776,6 +848,7 @@ static void mrc_req_task(struct tasklet_struct *t)
 void mrc_req_setup(struct mrc_qp *qp)
 {
 	tasklet_setup(&qp->dp.task, mrc_req_task);
+	INIT_WORK(&qp->dp.tx_grow, mrc_req_tx_grow);
 	timer_setup(&qp->dp.rto.timer, mrc_req_timeout, 0);
 	mrc_ev_setup(qp);
 }
@@ -787,6 +860,7 @@ void mrc_req_stop(struct mrc_qp *qp)
 	qp->dp.stopped = true;
 	spin_unlock_bh(&qp->dp.lock);
 	tasklet_kill(&qp->dp.task);
+	cancel_work_sync(&qp->dp.tx_grow);
 	del_timer_sync(&qp->dp.rto.timer);
 	mrc_ev_stop(qp);
 }

@@ -10,6 +10,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <uapi/rdma/mrc-abi.h>
@@ -192,6 +193,7 @@ struct mrc_qp_req {
 	u32 peer_mpr;			/* PSNs the responder accepts */
 	u32 wimm_inflight;
 	u32 nresend;			/* PSNs flagged MRC_TXPKT_RESEND */
+	bool tx_grow_queued;		/* tx_grow asked for more txpkts */
 	bool tx_nomem;			/* a packet could not be allocated */
 	/*
 	 * The WR at SQ index fail_index failed (a bad WQE, an SGE it cannot
@@ -254,6 +256,8 @@ struct mrc_qp_resp {
 struct mrc_qp_dp {
 	spinlock_t lock;		/* everything below, and qp->state */
 	struct tasklet_struct task;	/* requester: send, resend */
+	/* More txpkts for a window that outgrew them (process context). */
+	struct work_struct tx_grow;
 	bool stopped;			/* destroy: no more work */
 	struct mrc_qp_req req;
 	struct mrc_qp_rack rack;
@@ -292,6 +296,8 @@ struct mrc_qp {
 
 	/* Serialises modify_qp, query_qp and destroy (process context). */
 	struct mutex state_mutex;
+	/* The creator's memory cgroup: what the QP allocates later is its. */
+	struct mem_cgroup *memcg;
 
 	struct mrc_queue sq;
 	struct mrc_queue rq;

@@ -25,6 +25,13 @@
 #            packet reaches mrcB, which answers each new one with a NACK
 #            TRIMMED that mrcA takes; mrcA resends them all; no timeout,
 #            no EV ASSUMED_BAD; verified
+#   span     CC profile 2, NSCC with max-cwnd 1 MiB, over a path of 20 ms
+#            RTT (netem on both of fw's links): the window outgrows the
+#            fixed window's 64 packets (a sample of mrcctl qp show above
+#            64 KiB), so the txpkts sized for it at RTS are grown
+#            (tx_span_grown moves) while PSNs are in flight, and a sample
+#            finds more bytes in flight than they reached (256 KiB);
+#            verified, no timeout
 #
 # Every run is bounded (mrc_xfer --timeout, and the test kills it later).
 
@@ -60,6 +67,20 @@ MRC_TRIM=${MRC_TRIM:-${MRC_BUILD:-$MRC_REPO/build}/tools/mrc-trim}
 TRIM_DEV=eth2			# fw's link towards h2
 TRIM_MBIT=50
 TRIM_THRESHOLD=32768
+
+# span: a path of SPAN_DELAY_MS each way, and NSCC free to fill it.
+SPAN_ID=2
+SPAN_DELAY_MS=10
+SPAN_MAX_CWND=1048576
+SPAN_ITERS=$(((16 + TIME_SCALE - 1) / TIME_SCALE))
+SPAN_NSCC=(disable-qa 1 adjust-bytes-threshold 32768 adjust-period-threshold 1000000
+	base-rtt 20000000 eta 4096 "fi" 8192 fi-scale 250000 gamma 800000
+	max-md-jump 500000 max-cwnd "$SPAN_MAX_CWND" qa-gate 3 qa-threshold 80000000
+	target-delay 40000000)
+# The fixed window the txpkts are sized for at RTS, and their reach (four
+# windows), in bytes.
+FIXED_WINDOW_BYTES=$((64 * MTU))
+RTS_SPAN_BYTES=$((4 * FIXED_WINDOW_BYTES))
 
 cc_delta() { counter_delta "$1.0" "$1.1" "$XFER_DEV_A" "$2"; }
 
@@ -209,10 +230,41 @@ case_trim() {
 	expect_eq "no EV ASSUMED_BAD" 0 "$(cc_delta trim ev_assumed_bad)"
 }
 
+case_span() {
+	local i
+	case_what "CC profile $SPAN_ID, NSCC up to $SPAN_MAX_CWND bytes, 2 x $SPAN_DELAY_MS ms"
+	cleanup_push tc_clear eth1
+	cleanup_push tc_clear eth2
+	fw tc qdisc replace dev eth1 root netem delay "${SPAN_DELAY_MS}ms" limit 10000
+	fw tc qdisc replace dev eth2 root netem delay "${SPAN_DELAY_MS}ms" limit 10000
+	run "$MRCCTL" dev set "$XFER_DEV_A" default-cc-profile "$SPAN_ID"
+	cleanup_push "$MRCCTL" dev set "$XFER_DEV_A" default-cc-profile 0
+	counters_snap span.0
+	xfer_async span "$RUN_SECS" --size "$SIZE" --iters "$SPAN_ITERS"
+	: >"$MRC_TMP/samples"
+	for ((i = 0; i < SAMPLES; i++)); do
+		xfer_running span || break
+		cc_sample
+	done
+	expect_xfer "$SIZE x $SPAN_ITERS verified" span "$RUN_SECS"
+	counters_snap span.1
+	log "    $(wc -l <"$MRC_TMP/samples") samples (cwnd inflight), the largest:" \
+		"$(sort -n "$MRC_TMP/samples" | tail -n 3 | tr -s ' \n' ' ')"
+	counters_show span.0 span.1 tx_data_pkts retransmits timeouts \
+		tx_span_grown "${CC_COUNTERS[@]}"
+	expect_num "samples with the window above the fixed window ($FIXED_WINDOW_BYTES)" \
+		"$(awk -v w="$FIXED_WINDOW_BYTES" '$1 > w' "$MRC_TMP/samples" | wc -l)" -gt 0
+	expect_num "txpkts grown (tx_span_grown)" "$(cc_delta span tx_span_grown)" -gt 0
+	expect_num "samples with more in flight than the txpkts of RTS ($RTS_SPAN_BYTES)" \
+		"$(awk -v s="$RTS_SPAN_BYTES" '$2 > s' "$MRC_TMP/samples" | wc -l)" -gt 0
+	expect_eq "no timeout" 0 "$(cc_delta span timeouts)"
+}
+
 mrc_case none case_none
 mrc_case nscc case_nscc
 mrc_case derived case_derived
 mrc_case trim case_trim
+mrc_case span case_span
 mrc_cases_args "$@"
 
 mrc_test_init
@@ -224,4 +276,7 @@ xfer_fabric routed
 run "$MRCCTL" cc set "$XFER_DEV_A" id "$CC_ID" state offline algorithm uet-1.0-nscc
 run "$MRCCTL" cc set "$XFER_DEV_A" id "$CC_ID" "${NSCC[@]}"
 run "$MRCCTL" cc set "$XFER_DEV_A" id "$CC_ID" state online
+run "$MRCCTL" cc set "$XFER_DEV_A" id "$SPAN_ID" state offline algorithm uet-1.0-nscc
+run "$MRCCTL" cc set "$XFER_DEV_A" id "$SPAN_ID" "${SPAN_NSCC[@]}"
+run "$MRCCTL" cc set "$XFER_DEV_A" id "$SPAN_ID" state online
 mrc_cases_run
