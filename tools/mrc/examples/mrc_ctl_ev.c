@@ -57,7 +57,8 @@
 #define EVENT_CQE	128
 #define POLL_PAUSE_MS	10
 #define MAX_PROBES	16
-#define PROBE_TIMEOUT_NS 2000000u	/* 2 ms, as the OCP's */
+#define PROBE_TIMEOUT_MS 2	/* as the OCP's */
+#define PROBE_TIMEOUT_MAX_MS 4000	/* what fits the call's 32-bit ns */
 #define HOLD_PAUSE_MS	100
 #define NS_PER_MS	1000000L
 
@@ -72,6 +73,7 @@ struct opts {
 	uint32_t evs[MAX_PROBES];
 	int n_evs;
 	uint8_t tc;
+	unsigned int wait_ms;	/* probe: how long the answers may take */
 };
 
 static void usage(FILE *f)
@@ -80,7 +82,7 @@ static void usage(FILE *f)
 		"usage: mrc_ctl_ev [-d DEV] gen [--hold FILE]\n"
 		"       mrc_ctl_ev [-d DEV] exp [--hold FILE]\n"
 		"       mrc_ctl_ev [-d DEV] events -i EV_PROFILE_ID [-n COUNT] [-t SECS]\n"
-		"       mrc_ctl_ev [-d DEV] probe -s SGID -D DGID -e EV [-e EV]... [-q DSCP]\n"
+		"       mrc_ctl_ev [-d DEV] probe -s SGID -D DGID -e EV [-e EV]... [-q DSCP] [-w MS]\n"
 		"  -d, --dev NAME      RDMA device (default: the first MRC one)\n"
 		"      --hold FILE     gen, exp: once ONLINE, wait for FILE before teardown\n"
 		"  -i, --id ID         events: the EV profile\n"
@@ -90,6 +92,8 @@ static void usage(FILE *f)
 		"  -D, --dgid ADDR     probe: the peer's address\n"
 		"  -e, --ev VALUE      probe: an STEV (32 bits: UDP source port, then flow label)\n"
 		"  -q, --dscp N        probe: the requests' DSCP (default 0)\n"
+		"  -w, --wait MS       probe: how long the answers may take (1-4000,\n"
+		"                      default 2, as the OCP example's)\n"
 		"  -h, --help\n");
 }
 
@@ -526,7 +530,7 @@ static int cmd_probe(struct mrc_context *mctx,
 		req[i].req_ev = ev_of(o->evs[i], IB_PORT);
 	}
 	ret = mrc_ctl_ep_batch_send_wait(mctx, o->tc, MRC_CTL_EP_OP_EV_PROBE,
-					 req, o->n_evs, PROBE_TIMEOUT_NS, rsp,
+					 req, o->n_evs, o->wait_ms * 1000000u, rsp,
 					 &n);
 	if (ret && errno != ETIMEDOUT)
 		return fail("sending the probes");
@@ -597,18 +601,19 @@ int main(int argc, char **argv)
 		{ "dgid", required_argument, NULL, 'D' },
 		{ "ev", required_argument, NULL, 'e' },
 		{ "dscp", required_argument, NULL, 'q' },
+		{ "wait", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct mrc_ctl_device_attr dev;
-	struct opts o = { 0 };
+	struct opts o = { .wait_ms = PROBE_TIMEOUT_MS };
 	struct mrc_context *mctx;
 	struct ibv_context *ibv;
 	const char *cmd;
 	bool have_id = false;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "d:i:n:t:s:D:e:q:h", longopts,
+	while ((c = getopt_long(argc, argv, "d:i:n:t:s:D:e:q:w:h", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -643,6 +648,14 @@ int main(int argc, char **argv)
 			break;
 		case 'q':
 			o.tc = (uint8_t)atoi(optarg);
+			break;
+		case 'w':
+			o.wait_ms = (unsigned int)strtoul(optarg, NULL, 0);
+			if (!o.wait_ms || o.wait_ms > PROBE_TIMEOUT_MAX_MS) {
+				fprintf(stderr, "mrc_ctl_ev: --wait is 1 to %d ms\n",
+					PROBE_TIMEOUT_MAX_MS);
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);

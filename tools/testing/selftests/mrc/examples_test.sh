@@ -60,6 +60,9 @@ EXP_EVP_ID=2
 EXP_DENY_FIRST=13
 EXP_DENY_LAST=42
 EXP_ADD=128
+# How long probe answers may take: the OCP example's 2 ms is a hardware
+# round trip; a TCG guest's vCPU is sometimes away for longer.
+PROBE_WAIT_MS=1000
 PROBE_EVS=(0x5678 0x9abc)	# no flow-label half: IPv4
 PROBE_ABSENT_IP=192.0.2.1	# TEST-NET-1: nobody answers
 # The walk's profiles on h1's device: a UDP-mode format, a generated EV
@@ -374,7 +377,7 @@ case_ctl_probe() {
 	local out
 	[ -x "$CTL" ] || fail "needs the build case"
 	bounded "$CMD_TIMEOUT" ip netns exec "$XFER_NS_A" "$CTL" -d "$XFER_DEV_A" \
-		probe -s "$XFER_HOSTS_IP_A" -D "$XFER_HOSTS_IP_B" \
+		probe -s "$XFER_HOSTS_IP_A" -D "$XFER_HOSTS_IP_B" -w "$PROBE_WAIT_MS" \
 		-e "${PROBE_EVS[0]}" -e "${PROBE_EVS[1]}" ||
 		fail "mrc_ctl_ev probe did not finish"
 	bounded_output
