@@ -105,14 +105,13 @@ static void mrc_req_tx_grow(struct work_struct *work)
 {
 	struct mrc_qp *qp = container_of(work, struct mrc_qp, dp.tx_grow);
 	struct mrc_qp_dp *dp = &qp->dp;
-	struct mrc_txpkt *new, *old = NULL;
+	struct mrc_txpkt *new = NULL, *old = NULL;
 	struct mem_cgroup *memcg;
 	u32 size, psn, i;
 
 	spin_lock_bh(&dp->lock);
 	size = dp->req.txpkts ? dp->req.tx_mask + 1 : 0;
 	spin_unlock_bh(&dp->lock);
-	new = NULL;
 	if (size) {
 		memcg = set_active_memcg(qp->memcg);
 		new = kvcalloc(size * 2, sizeof(*new), GFP_KERNEL_ACCOUNT);

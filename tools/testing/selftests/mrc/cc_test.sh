@@ -73,10 +73,10 @@ SPAN_ID=2
 SPAN_DELAY_MS=10
 SPAN_MAX_CWND=1048576
 SPAN_ITERS=$(((16 + TIME_SCALE - 1) / TIME_SCALE))
-SPAN_NSCC=(disable-qa 1 adjust-bytes-threshold 32768 adjust-period-threshold 1000000
-	base-rtt 20000000 eta 4096 "fi" 8192 fi-scale 250000 gamma 800000
-	max-md-jump 500000 max-cwnd "$SPAN_MAX_CWND" qa-gate 3 qa-threshold 80000000
-	target-delay 40000000)
+# The nscc case's parameters, then what differs (mrcctl takes the last of
+# a repeated name): the path's RTT, and no quick adapt.
+SPAN_NSCC=("${NSCC[@]}" disable-qa 1 base-rtt 20000000 max-cwnd "$SPAN_MAX_CWND"
+	qa-threshold 80000000 target-delay 40000000)
 # The fixed window the txpkts are sized for at RTS, and their reach (four
 # windows), in bytes.
 FIXED_WINDOW_BYTES=$((64 * MTU))
