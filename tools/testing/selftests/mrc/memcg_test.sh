@@ -37,6 +37,14 @@
 #      kills the helper (SIGKILL, memory.events "oom_kill" +1, a report
 #      constrained to this cgroup, never a global OOM), and the kernel
 #      releases everything it held.
+#   6. per_qp: what one QP costs, at scale: in a cgroup of its own with
+#      no limit, the helper creates 1,000 QPs of 128 send and 128 receive
+#      WRs, then moves them to RTR and RTS (each connected to itself);
+#      each step's growth of memory.current per QP, and memory.stat's
+#      slab and vmalloc where the kernel has them, are printed, and the
+#      growth must be at least security.rst's formula ("What one QP
+#      costs") and at most twice it plus two pages (the allocators'
+#      rounding: kmalloc's powers of two, vmalloc's page tables).
 #
 # Reaching memory.max makes the kernel log its memcg OOM report (with a
 # stack dump): the test announces it to run_tests.sh first, which then
@@ -72,6 +80,23 @@ KMSG_EXPECT_OOM="mrc-selftest: expect memcg oom"
 QPS_IBV_RESET=0
 QPS_IBV_RTR=2
 QPS_IBV_RTS=3
+# 6: QPs, their WRs (one SGE, no inline data: G = g = 1, I = 0).
+PER_QP_QPS=1000
+PER_QP_WR=128
+# security.rst's formula: ring header, WQE sizes, the bytes of a
+# requester's copy beyond its WQE, of a responder's message slot and of a
+# requester's packet record, the PSNs of an MPR unit, the windows the
+# requester spans.
+RING_HDR=128
+SEND_WQE_BASE=40
+RECV_WQE_BASE=16
+SGE_BYTES=16
+SWQE_EXTRA=16
+RMSG_BYTES=28
+TXPKT_BYTES=20
+MPR_UNIT_PSNS=128
+SPAN_WINDOWS=4
+MAX_WINDOW_PSNS=4096
 
 # --- the cgroup ---------------------------------------------------------
 
@@ -348,11 +373,73 @@ case_oom_kill() {
 	fi
 }
 
+# --- 6: what one QP costs -------------------------------------------------
+
+align_up() { echo $((($1 + $2 - 1) / $2 * $2)); }
+
+pow2_up() {
+	local v=1
+	while [ "$v" -lt "$1" ]; do v=$((v * 2)); done
+	echo "$v"
+}
+
+# memcg_stat KEY: KEY of $CG/memory.stat, 0 when the kernel has no such key.
+memcg_stat() { keyed "$CG/memory.stat" "$1" || echo 0; }
+
+# per_qp_step NAME FORMULA BEFORE: memory.current's growth since BEFORE,
+# a QP's share of it against FORMULA bytes a QP.
+per_qp_step() {
+	local name=$1 formula=$2 before=$3 now per page
+	page=$(getconf PAGESIZE)
+	now=$(cg_current)
+	per=$(((now - before) / PER_QP_QPS))
+	log "    $name: $per bytes a QP (formula $formula; slab $(memcg_stat slab)," \
+		"vmalloc $(memcg_stat vmalloc) bytes in the cgroup)"
+	expect_num "$name: bytes a QP, at least the formula's" "$per" -ge "$formula"
+	expect_num "$name: bytes a QP, at most twice the formula's and two pages" \
+		"$per" -le $((2 * formula + 2 * page))
+	STEP_NOW=$now
+}
+
+case_per_qp() {
+	local QP_WR=$PER_QP_WR MAX_QPS=$PER_QP_QPS
+	local CG=$cg_root/mrc-memcg-per-qp.$$
+	local page es er create rtr rts c0
+	page=$(getconf PAGESIZE)
+	es=$(align_up $((SEND_WQE_BASE + SGE_BYTES)) 64)
+	er=$(align_up $((RECV_WQE_BASE + SGE_BYTES)) 64)
+	create=$(($(align_up $((RING_HDR + QP_WR * es)) "$page") +
+		$(align_up $((RING_HDR + QP_WR * er)) "$page") +
+		QP_WR * (es + SWQE_EXTRA)))
+	rtr=$((MPR_UNITS * MPR_UNIT_PSNS))
+	rtr=$((rtr / 8 + RMSG_BYTES * rtr))
+	rts=$(pow2_up $((SPAN_WINDOWS * MAX_INFLIGHT)))
+	[ "$rts" -le "$MAX_WINDOW_PSNS" ] || rts=$MAX_WINDOW_PSNS
+	rts=$((TXPKT_BYTES * rts))
+	mkdir "$CG"
+	cleanup_push rmdir "$CG"
+	warm_page_cache
+	helper_start per_qp 0 0
+	c0=$(cg_current)
+	ask "created $PER_QP_QPS errno 0" create "$PER_QP_QPS"
+	per_qp_step "create ($QP_WR-WR queues)" "$create" "$c0"
+	ask "rtr ok" rtr "$PER_QP_QPS"
+	per_qp_step "INIT -> RTR (responder window)" "$rtr" "$STEP_NOW"
+	ask "rts ok" rts "$PER_QP_QPS"
+	per_qp_step "RTR -> RTS (requester window)" "$rts" "$STEP_NOW"
+	log "    $PER_QP_QPS connected QPs: $(mib $((STEP_NOW - c0))) charged"
+	ask BYE quit
+	helper_stop_input
+	helper_gone
+	expect_eq "helper exit status" 0 "$(bg_rc per_qp)"
+}
+
 # windows, fill and release are one helper's life.
 mrc_case windows case_windows
 mrc_case fill case_fill --after windows
 mrc_case release case_release --after fill
 mrc_case oom_kill case_oom_kill
+mrc_case per_qp case_per_qp
 mrc_cases_args "$@"
 
 mrc_test_init

@@ -68,7 +68,9 @@
 #define DEFAULT_TIMEOUT_S	60.0
 #define DEFAULT_SEED		1
 #define MAX_SIZE		(64ULL << 20)
-#define MAX_QPS			64
+#define MAX_QPS			1024
+/* --imm: the immediate names its QP in its top byte. */
+#define MAX_IMM_QPS		256
 #define MAX_OUTSTANDING		256
 #define MAX_EXTRA_RECVS		1024
 #define MAX_ITERS		100000000U
@@ -1137,9 +1139,11 @@ static void batch_lat_report(struct ctx *c)
 static int client_batch(struct ctx *c, uint64_t first, uint32_t n)
 {
 	struct wr_desc d[MAX_OUTSTANDING];
-	uint32_t seen[MAX_QPS] = { 0 };
+	static uint32_t seen[MAX_QPS];
 	uint32_t q, i, total = c->o.qps * n;
 	double t0;
+
+	memset(seen, 0, sizeof(seen));
 
 	/* The payloads first, untimed. */
 	for (q = 0; q < c->o.qps; q++)
@@ -1911,6 +1915,7 @@ static int server_hello(struct ctx *c)
 		   &o->extra_recvs, &o->seed, &o->psn) != 10 ||
 	    v != PROTO_VERSION || parse_mode(mode, &o->mode) ||
 	    o->size > MAX_SIZE || !o->qps || o->qps > MAX_QPS || !o->iters ||
+	    (imm && o->qps > MAX_IMM_QPS) ||
 	    !c->slots || c->slots > MAX_OUTSTANDING ||
 	    o->extra_recvs > MAX_EXTRA_RECVS ||
 	    (uint64_t)c->slots * o->size * o->qps > MAX_REGION_BYTES) {
@@ -1998,7 +2003,7 @@ static void usage(FILE *f)
 "client only (the server adopts them):\n"
 "      --size BYTES        per write, 0..64M, K/M suffixes (default %d)\n"
 "  -n, --iters N           writes per QP (default %d; pingpong %d)\n"
-"      --qps N             QPs (default 1)\n"
+"      --qps N             QPs (default 1, at most %d; %d with --imm)\n"
 "      --outstanding N     WRs in flight per QP (default: up to %d, 16 MiB)\n"
 "      --imm               RDMA WRITE with immediate\n"
 "      --extra-recvs K     server posts K more receives per QP, checks\n"
@@ -2019,8 +2024,8 @@ static void usage(FILE *f)
 "      --inject imm        client: a wrong immediate on the last write\n"
 "      --inject canary     server: flip the byte after the MR\n",
 		DEFAULT_TCP_PORT, DEFAULT_TIMEOUT_S, DEFAULT_SIZE,
-		DEFAULT_ITERS, DEFAULT_PP_ITERS, AUTO_OUTSTANDING_MAX,
-		DEFAULT_SEED);
+		DEFAULT_ITERS, DEFAULT_PP_ITERS, MAX_QPS, MAX_IMM_QPS,
+		AUTO_OUTSTANDING_MAX, DEFAULT_SEED);
 }
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *v, bool suffix)
@@ -2244,6 +2249,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		o->iters = 1;
 	}
 	if (o->extra_recvs && !o->imm)
+		return -1;
+	if (o->imm && o->qps > MAX_IMM_QPS)
 		return -1;
 	return 0;
 }

@@ -4,7 +4,8 @@
 # RDMA WRITE and WRITE WITH IMMEDIATE between two hosts (scripts/fabric
 # hosts 2: h1 and h2 on a bridge, mrcA on h1, mrcB on h2), verified byte for
 # byte by mrc_xfer: sizes 0, 1, 4095, 4096, 65537, 1 MiB, 16 MiB and 64 MiB,
-# MRs starting at odd offsets into a page, one QP and four, plain writes and
+# MRs starting at odd offsets into a page, one QP, four and 1,000 (every QP
+# created, connected and moving verified data at once), plain writes and
 # writes with immediate (immediates in issue order, one receive CQE each,
 # extra receives left unconsumed), the ibv_wr_* API once, a PSN range that
 # wraps past 2^24.
@@ -29,9 +30,11 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 KIB=1024
 MIB=$((1024 * 1024))
 # Bound of one run: a base plus one second per MiB moved (so at least
-# about 1 MB/s including pattern generation and verification in TCG),
-# times TIME_SCALE (a debug kernel moves 0.2-0.4 MB/s).
+# about 1 MB/s including pattern generation and verification in TCG) and
+# one per QPS_PER_SEC QPs set up (two of them, an MR and a TCP exchange
+# line each), times TIME_SCALE (a debug kernel moves 0.2-0.4 MB/s).
 BASE_SECS=20
+QPS_PER_SEC=10
 
 # size_bytes SIZE: 1M -> 1048576, 4K -> 4096, 17 -> 17.
 size_bytes() {
@@ -49,7 +52,7 @@ case_run() {
 	local sent rtx rcvd dup
 	shift 4
 	bytes=$(size_bytes "$size")
-	secs=$(((BASE_SECS + bytes * iters * qps / MIB) * TIME_SCALE))
+	secs=$(((BASE_SECS + bytes * iters * qps / MIB + qps / QPS_PER_SEC) * TIME_SCALE))
 	counters_snap "$name.0"
 	xfer "$name" "$secs" --qps "$qps" --size "$bytes" --iters "$iters" "$@"
 	counters_snap "$name.1"
@@ -121,6 +124,7 @@ mrc_case size_1m case_run size_1M 1 1M 4
 mrc_case psn_wrap case_run psn_wrap 1 65537 4 --psn 0xffffc0
 mrc_case qps4_size_4095 case_run qps4_size_4095 4 4095 8
 mrc_case qps4_size_1m case_run qps4_size_1M 4 1M 2
+mrc_case qps1000_size_4096 case_run qps1000_size_4096 1000 4096 4
 mrc_case imm_size_0 case_run imm_size_0 1 0 16 --imm --extra-recvs 2
 mrc_case imm_size_1 case_run imm_size_1 1 1 16 --imm
 mrc_case imm_size_65537 case_run imm_size_65537 1 65537 8 --imm --extra-recvs 3
