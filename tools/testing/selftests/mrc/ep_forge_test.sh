@@ -52,7 +52,7 @@ HOST_B=198.18.100.2
 MGMT_B=198.18.101.2
 THIRD_NS=p1a
 THIRD_IP=198.19.11.254	# p1a's address on h1's plane-1 link
-FABRIC_TIMEOUT=240
+FABRIC_TIMEOUT=$((240 * TIME_SCALE))
 XFER_SIZE=$((256 * 1024))
 # The transfer runs until case_transfer stops it: its deadline must outlast
 # every case, on a debug kernel too (forging, the flood: many minutes there).

@@ -67,7 +67,7 @@ NPLANES=4
 HOST_A=198.18.100.1	# scripts/fabric planes: h1's address on every plane
 HOST_B=198.18.100.2
 MGMT_B=198.18.101.2	# mrc_xfer's TCP side channel and the capture markers
-FABRIC_TIMEOUT=240
+FABRIC_TIMEOUT=$((240 * TIME_SCALE))
 
 # EV profile 1 of mrcA: EV i is UDP source port EV_BASE + i, stored as the
 # one-byte value i, on port i % NPLANES + 1.

@@ -57,7 +57,7 @@ LINK_DEV=mrcL		# the one-port device of `rdma link add`
 DOWN_PLANE=3		# the plane taken down in 5.
 ADMIN_PORT=2		# the port disabled in 3.
 HELPER_TIMEOUT=$((120 * TIME_SCALE))	# a debug kernel takes 4x
-FABRIC_TIMEOUT=240	# ten namespaces, sixteen links, under TCG
+FABRIC_TIMEOUT=$((240 * TIME_SCALE))	# ten namespaces, sixteen links, under TCG
 # 4.: a plane netdev must send at least this share of what the four sent
 # (an even spread gives each 1/4; 64 EVs dealt over 4 ports, 16 each).
 MIN_SHARE_PCT=10
