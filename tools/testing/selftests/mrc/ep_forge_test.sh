@@ -22,9 +22,10 @@
 #           the right id on the right EV with the wrong timestamp.  Every
 #           one is dropped (ep_drop_unmatched), the probe times out.
 #   flood   100,000 Port Status Updates ("none down") from h2's address
-#           (a TIME_SCALE-th under a slower kernel) while the transfer runs: mrcA answers at most ep_rate a second
-#           and drops the rest (ep_drop_rate); each one that reached it is
-#           accounted for (requests received + rate drops = updates sent,
+#           (a TIME_SCALE-th under a slower kernel) while the transfer
+#           runs: mrcA answers at most ep_rate a second and drops the
+#           rest (ep_drop_rate); each one that reached it is accounted for
+#           (requests received + rate drops = updates sent,
 #           less what the guest's own backlog queues dropped on the way:
 #           /proc/net/softnet_stat, counted and printed), the transfer
 #           verifies, and its goodput with and without the flood is
