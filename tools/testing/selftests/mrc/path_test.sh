@@ -117,7 +117,11 @@ SR_RTO_MIN_US=$((200000 * TIME_SCALE))
 # 3: probe.
 PROBE_PSN=$((0x123456))
 PROBE_SIZE=64		# one packet
-PROBE_SECS=30
+# The transfer's bound, from before the blackhole to the writes' end, and
+# the wait for the first probe: under the debug kernel an unscaled 30 s
+# ran out with the blackhole barely lifted (h2 answered 203 probes, none
+# reached h1; 2026-12-07), so it scales.
+PROBE_SECS=$((30 * TIME_SCALE))
 # 4: ECN.
 ECN_PSN=$((0x200000))
 ECN_SIZE=$((1024 * 1024))
