@@ -45,6 +45,10 @@ unsigned int mrc_param_sack_hole_every = MRC_DEFAULT_SACK_HOLE_EVERY;
 module_param_named(sack_hole_every, mrc_param_sack_hole_every, uint, 0644);
 MODULE_PARM_DESC(sack_hole_every, "Also SACK at once a packet that opens or fills a gap while one is open, and every this many packets while one is (default 0: only the first gap is SACKed at once)");
 
+bool mrc_param_sack_follow = MRC_DEFAULT_SACK_FOLLOW;
+module_param_named(sack_follow, mrc_param_sack_follow, bool, 0644);
+MODULE_PARM_DESC(sack_follow, "Start a SACK's bitmap where it reports the newest arrivals, not always at cack_psn + 1 (default Y)");
+
 unsigned int mrc_param_rto_min_us = MRC_DEFAULT_RTO_MIN_US;
 module_param_named(rto_min_us, mrc_param_rto_min_us, uint, 0644);
 MODULE_PARM_DESC(rto_min_us, "Floor of the adaptive retransmission timeout in microseconds (default 1000)");

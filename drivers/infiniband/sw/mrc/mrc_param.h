@@ -135,6 +135,15 @@
 #define MRC_SACK_EVERY_PKTS		16
 #define MRC_DEFAULT_SACK_HOLE_EVERY	0	/* (p) the older hole rule: off */
 /*
+ * Where a SACK's 64-bit bitmap starts (p: sack_follow).  Off, always at
+ * cack_psn + 1.  On, it moves up to end at the PSN that triggered the SACK
+ * when that lies further, but never past the lowest PSN that arrived since
+ * the previous SACK: while a hole at cack_psn is being repaired, what
+ * arrives more than 64 PSNs past it is still reported, and frees the
+ * requester's window, and nothing arrived goes unreported.
+ */
+#define MRC_DEFAULT_SACK_FOLLOW		true
+/*
  * Packets a QP keeps in flight (p) until congestion control (NSCC) sizes
  * the window: bursts of a whole 4096-PSN MPR overflow a receiving host's
  * backlog (netdev_max_backlog, 1000 by default) and turn into losses.
@@ -251,6 +260,7 @@ extern unsigned int mrc_param_max_wimm;
 extern unsigned int mrc_param_ev_count;
 extern unsigned int mrc_param_dupthresh;
 extern unsigned int mrc_param_sack_hole_every;
+extern bool mrc_param_sack_follow;
 extern unsigned int mrc_param_rto_min_us;
 extern unsigned int mrc_param_exp_retries;
 extern unsigned int mrc_param_dscp_data;

@@ -168,6 +168,7 @@ void mrc_req_start(struct mrc_qp *qp)
 	dp->req.peer_mpr = qp->mattr.mpr_units * MRC_MPR_UNIT;
 	dp->req.wimm_inflight = 0;
 	dp->req.fail_pending = false;
+	dp->req.stall_cnt = 0;
 	dp->rto.srtt_us = 0;
 	dp->rto.rttvar_us = 0;
 	dp->rto.timeout_us = MRC_RTO_INIT_US;
@@ -492,6 +493,31 @@ static int mrc_req_resend(struct mrc_qp *qp, int budget,
 	return budget;
 }
 
+/*
+ * New work cannot go out for the span or the window (@cnt: the counter its
+ * wait goes to); the first cause of a wait is the one counted.
+ */
+static void mrc_req_stall(struct mrc_qp_dp *dp, enum mrc_counter cnt)
+{
+	BUILD_BUG_ON(MRC_NUM_COUNTERS > U8_MAX);
+	if (dp->req.stall_cnt)
+		return;
+	dp->req.stall_cnt = cnt;
+	dp->req.stall_us = mrc_now_us();
+}
+
+/* A new packet went out: count the time it waited, if it did. */
+static void mrc_req_unstall(struct mrc_qp *qp)
+{
+	struct mrc_qp_dp *dp = &qp->dp;
+
+	if (!dp->req.stall_cnt)
+		return;
+	mrc_counter_add(qp->dev, dp->req.stall_cnt,
+			mrc_now_us() - dp->req.stall_us);
+	dp->req.stall_cnt = 0;
+}
+
 /* Segment new work into the window. */
 static int mrc_req_send_new(struct mrc_qp *qp, int budget,
 			    struct sk_buff_head *txq)
@@ -507,8 +533,12 @@ static int mrc_req_send_new(struct mrc_qp *qp, int budget,
 
 	mrc_req_want_span(qp, mtu);
 	while (budget && qp->state == IB_QPS_RTS) {
-		if (!mrc_req_span_room(dp))
+		if (!mrc_req_span_room(dp)) {
+			/* A WR part sent: its next packet waits. */
+			if (dp->req.seg_index != dp->req.sq_fetch)
+				mrc_req_stall(dp, MRC_CNT_TX_SPAN_STALL_US);
 			break;
+		}
 		if (dp->req.fail_pending && dp->req.seg_index == dp->req.fail_index)
 			break;
 		if (dp->req.seg_index == dp->req.sq_fetch) {
@@ -535,8 +565,10 @@ static int mrc_req_send_new(struct mrc_qp *qp, int budget,
 			sw->npkts = max(1U, DIV_ROUND_UP(sw->length, mtu));
 		}
 		len = min(mtu, sw->length - dp->req.seg_off);
-		if (!mrc_cc_room(qp, 0, dp->req.outstanding, len))
+		if (!mrc_cc_room(qp, 0, dp->req.outstanding, len)) {
+			mrc_req_stall(dp, MRC_CNT_TX_WND_STALL_US);
 			break;
+		}
 		tp = &dp->req.txpkts[dp->req.psn_next & dp->req.tx_mask];
 		tp->wqe_index = dp->req.seg_index;
 		tp->offset = dp->req.seg_off;
@@ -557,6 +589,7 @@ static int mrc_req_send_new(struct mrc_qp *qp, int budget,
 		}
 		dp->req.psn_next = (dp->req.psn_next + 1) & MRC_PSN_MASK;
 		dp->req.outstanding++;
+		mrc_req_unstall(qp);
 		mrc_cc_sent(qp, tp->len);
 		/* New data: a new flight, which a TLP may follow. */
 		dp->rack.tlp_out = false;

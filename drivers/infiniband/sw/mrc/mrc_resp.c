@@ -77,6 +77,7 @@ void mrc_resp_start(struct mrc_qp *qp)
 	dp->resp.executed = false;
 	dp->resp.imm_reserved = 0;
 	dp->resp.pkts_since_sack = 0;
+	dp->resp.news = false;
 	dp->resp.rcvd_bytes = 0;
 	dp->resp.ooo_held = 0;
 	dp->resp.dups = 0;
@@ -106,6 +107,32 @@ static u16 mrc_sack_trigger_off(u32 psn, u32 cack)
 }
 
 /*
+ * Where the bitmap starts, as an offset from cack_psn (>= 1): at 1, unless
+ * sack_follow moves it up towards the PSN @d_trig past cack_psn that the
+ * SACK answers (0: none), so that the 64 bits end there, but never past
+ * the lowest PSN that arrived since the last SACK.
+ */
+static u32 mrc_resp_sack_base(struct mrc_qp_dp *dp, u32 cack, u32 d_trig)
+{
+	u32 base, d_news;
+
+	if (!READ_ONCE(mrc_param_sack_follow) || d_trig <= MRC_SACK_BITMAP_BITS)
+		return 1;
+	base = d_trig - (MRC_SACK_BITMAP_BITS - 1);
+	if (dp->resp.news) {
+		/*
+		 * Once cack_psn has passed the lowest news, what else arrived
+		 * since the last SACK may lie anywhere above it: start at 1.
+		 */
+		d_news = psn_diff(dp->resp.news_low, cack);
+		if (!d_news || d_news >= dp->resp.mpr)
+			return 1;
+		base = min(base, d_news);
+	}
+	return base;
+}
+
+/*
  * Queue a SACK describing what has arrived.  @ev: the entropy of the packet
  * that caused it; @trigger: its PSN, or the probe id when @pr.
  */
@@ -118,6 +145,7 @@ static void mrc_resp_sack(struct mrc_qp *qp, struct sk_buff_head *txq,
 	struct mrc_seth *seth;
 	struct sk_buff *skb;
 	u64 bitmap = 0;
+	u32 base, d_trig;
 	int i;
 
 	skb = mrc_net_alloc_hdrs(qp, MRC_OP_SACK, cack);
@@ -133,10 +161,16 @@ static void mrc_resp_sack(struct mrc_qp *qp, struct sk_buff_head *txq,
 	seth->dups = dp->resp.dups;
 	mrc_put24(seth->cack_psn, cack);
 	seth->mpr = dp->resp.mpr / MRC_MPR_UNIT;
-	/* The bitmap starts at cack + 1: bit i is PSN cack + 1 + i. */
-	seth->sack_off = htons(1);
-	for (i = 0; i < MRC_SACK_BITMAP_BITS && i < dp->resp.mpr; i++) {
-		u32 psn = (dp->resp.rcv_next + i) & MRC_PSN_MASK;
+	/*
+	 * Bit i is PSN cack + base + i.  A probe's answer reports up to the
+	 * highest PSN that arrived, as a packet's SACK reports up to it.
+	 */
+	d_trig = psn_diff(pr ? (dp->resp.rcv_high - 1) & MRC_PSN_MASK : trigger,
+			  cack);
+	base = mrc_resp_sack_base(dp, cack, d_trig < dp->resp.mpr ? d_trig : 0);
+	seth->sack_off = htons(base);
+	for (i = 0; i < MRC_SACK_BITMAP_BITS && base + i < dp->resp.mpr; i++) {
+		u32 psn = (cack + base + i) & MRC_PSN_MASK;
 
 		if (test_bit(psn & dp->resp.rcv_mask, dp->resp.rcv_bitmap))
 			bitmap |= BIT_ULL(i);
@@ -148,6 +182,7 @@ static void mrc_resp_sack(struct mrc_qp *qp, struct sk_buff_head *txq,
 	cc->rcv = mrc_cc_rcv_word(qp);
 
 	dp->resp.pkts_since_sack = 0;
+	dp->resp.news = false;
 	mrc_counter_inc(qp->dev, MRC_CNT_SACKS_SENT);
 	mrc_txq_add(txq, skb, mrc_ctl_path(qp), mrc_param_dscp_control, false);
 }
@@ -430,6 +465,11 @@ static enum mrc_resp_gap mrc_resp_arrived(struct mrc_qp_dp *dp,
 		gap = MRC_GAP_MORE;
 
 	set_bit(pkt->psn & dp->resp.rcv_mask, dp->resp.rcv_bitmap);
+	if (!dp->resp.news ||
+	    psn_diff(dp->resp.news_low, pkt->psn) < MRC_PSN_HALF) {
+		dp->resp.news_low = pkt->psn;
+		dp->resp.news = true;
+	}
 	if (psn_diff(pkt->psn, dp->resp.rcv_high) < MRC_PSN_HALF)
 		dp->resp.rcv_high = (pkt->psn + 1) & MRC_PSN_MASK;
 	/* Held until cack_psn passes it (at once when it is the next). */

@@ -196,6 +196,12 @@ struct mrc_qp_req {
 	bool tx_grow_queued;		/* tx_grow asked for more txpkts */
 	bool tx_nomem;			/* a packet could not be allocated */
 	/*
+	 * New packets waiting since stall_us for the span or the window
+	 * (stall_cnt: the counter the wait goes to, 0 when none waits).
+	 */
+	u32 stall_us;
+	u8 stall_cnt;			/* enum mrc_counter */
+	/*
 	 * The WR at SQ index fail_index failed (a bad WQE, an SGE it cannot
 	 * gather, a NAK) while WRs before it are still outstanding: nothing
 	 * of it or after it is sent, and it completes with fail_status, then
@@ -236,6 +242,9 @@ struct mrc_qp_resp {
 	bool executed;			/* a message was executed: ACKable */
 	u32 imm_reserved;		/* receives promised to done WriteIMMs */
 	u32 pkts_since_sack;
+	/* The lowest PSN that arrived since the last SACK, when @news. */
+	u32 news_low;
+	bool news;
 	/*
 	 * TSETH timestamp the next SACK reflects: that of the oldest packet
 	 * it newly covers (as TCP's TSecr with delayed ACKs), so the

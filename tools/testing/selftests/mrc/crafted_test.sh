@@ -731,6 +731,43 @@ group_sequence() {
 	MR_WRITES+=(256:32:17)
 }
 
+# Where a SACK's bitmap starts (wire-format.rst, "Where the bitmap
+# starts"): with sack_follow, it ends at the PSN that triggered the SACK
+# when that lies more than 64 past cack_psn, but starts no later than the
+# lowest PSN that arrived since the previous SACK; without, at cack_psn + 1.
+# Every packet here is a one-packet message whose MSN is its PSN + 1, none
+# executed (PSN 0 never comes), so there is no ACK.
+group_sack_follow() {
+	param_set sack_follow Y
+	crafted "PSN 80 opens the first gap: the bitmap ends at it" \
+		"rx_data_pkts=1 sacks_sent=1" \
+		--expect sack:cack=@-1:sackoff=18:ackoff=81:bitmap=0x8000000000000000 \
+		--cack @-1 "psn=@80 msn=81 va=@0 len=32 seed=41"
+	crafted "PSN 5 asks: within 64 of cack_psn, the bitmap starts there" \
+		"rx_data_pkts=1 sacks_sent=1" \
+		--expect sack:cack=@-1:sackoff=1:ackoff=6:bitmap=0x20 \
+		--cack @-1 "psn=@5 msn=6 va=@64 len=32 seed=42 ackreq=1"
+	crafted "PSN 90 asks: the 64 ending at it, PSN 80 too" \
+		"rx_data_pkts=1 sacks_sent=1" \
+		--expect sack:cack=@-1:sackoff=28:ackoff=91:bitmap=0x8020000000000000 \
+		--cack @-1 "psn=@90 msn=91 va=@128 len=32 seed=43 ackreq=1"
+	crafted "PSN 7 unasked, then 95 asks: the bitmap starts at 7" \
+		"rx_data_pkts=2 sacks_sent=1" \
+		--expect sack:cack=@-1:sackoff=8:ackoff=96:bitmap=0x1 \
+		--cack @-1 "psn=@7 msn=8 va=@192 len=32 seed=44" \
+		"psn=@95 msn=96 va=@256 len=32 seed=45 ackreq=1"
+	MR_WRITES+=(0:32:41 64:32:42 128:32:43 192:32:44 256:32:45)
+	param_set sack_follow N
+	crafted "without sack_follow, PSN 100 asks: the bitmap starts at 0" \
+		"rx_data_pkts=1 sacks_sent=1" \
+		--expect sack:cack=@-1:sackoff=1:ackoff=101:bitmap=0xa0 \
+		--cack @-1 "psn=@100 msn=101 va=@320 len=32 seed=46 ackreq=1"
+	MR_WRITES+=(320:32:46)
+	param_restore
+	expect_mr
+	expect_state RTS
+}
+
 # The exact edges of the receive window as wire-format.rst states them:
 # with d the distance from cack_psn, "1 <= d < MPR: inside the window;
 # MPR <= d < 2^23: beyond the window; NACKed PSN_OOR_WINDOW; d = 0 or
@@ -1019,6 +1056,7 @@ mrc_case dropped case_group "dropped before the QP" group_dropped
 mrc_case stray case_group "stray control packets" group_stray
 mrc_case peer case_group "peer and partition" group_peer
 mrc_case sequence case_group "window and duplicates" group_sequence --rq-psn 0xfffffe
+mrc_case sack_follow case_group "where the SACK bitmap starts" group_sack_follow
 mrc_case edge_old case_group "receive window, old edge" group_edge_old
 mrc_case edge_far case_group "receive window, far edge" group_edge_far
 mrc_case trimmed case_group "trimmed packets" group_trimmed
