@@ -264,6 +264,13 @@ xfer_client_mtu() {
 xfer() {
 	local name=$1 start=$SECONDS
 	if ! xfer_try "$@"; then
+		# With XFER_COUNTERS_SINCE=TAG (a counters_snap before the run),
+		# what the devices did until the failure, which says why.
+		if [ -n "${XFER_COUNTERS_SINCE:-}" ]; then
+			counters_snap "$name.failed"
+			log "    counters that moved until the failure:"
+			counters_changed "$XFER_COUNTERS_SINCE" "$name.failed"
+		fi
 		xfer_show
 		fail "$name: mrc_xfer failed"
 	fi

@@ -57,7 +57,8 @@ case_run() {
 	bytes=$(size_bytes "$size")
 	secs=$(((BASE_SECS + bytes * iters * qps / MIB + qps / QPS_PER_SEC) * TIME_SCALE))
 	counters_snap "$name.0"
-	xfer "$name" "$secs" --qps "$qps" --size "$bytes" --iters "$iters" "$@"
+	XFER_COUNTERS_SINCE=$name.0 \
+		xfer "$name" "$secs" --qps "$qps" --size "$bytes" --iters "$iters" "$@"
 	counters_snap "$name.1"
 
 	mtu=$(xfer_client_mtu)
