@@ -101,6 +101,9 @@ struct mrc_dev {
 	/* What the host's receive path shows of its load (mrc_cc.c). */
 	struct mrc_cc_host cc_host;
 
+	/* What its QPs may spend on EV probes (mrc_ev.c). */
+	struct mrc_ev_budget ev_budget;
+
 	/* Endpoint requests answered in the current second (mrc_ep.c). */
 	spinlock_t ep_rate_lock;
 	unsigned long ep_rate_window;

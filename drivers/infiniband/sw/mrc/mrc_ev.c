@@ -212,6 +212,8 @@ struct mrc_ev_times {
 	u32 now;
 	u32 hold;			/* SKIP hold */
 	u32 ival;			/* probe interval, and a probe's answer */
+	bool idle;			/* nothing outstanding: no ASSUMED_BAD probes */
+	bool starved;			/* the device's budget is spent: no probes */
 };
 
 static void mrc_ev_times(struct mrc_qp *qp, struct mrc_ev_times *t)
@@ -219,46 +221,111 @@ static void mrc_ev_times(struct mrc_qp *qp, struct mrc_ev_times *t)
 	t->now = mrc_now_us();
 	t->hold = mrc_profile_skip_hold_us(qp->dev);
 	t->ival = mrc_ev_probe_ival(&qp->dp);
+	t->idle = !mrc_req_outstanding(qp);
+	t->starved = false;
+}
+
+/*
+ * The wait after an ASSUMED_BAD EV's latest probe: the interval, doubled
+ * for each earlier probe that went unanswered (MRC_EV_PROBE_BACKOFF_*).
+ * A path that stays broken costs fewer probes the longer it stays so,
+ * and a burst that condemns many EVs of many QPs at once (a receiver
+ * overrun, not a broken path) does not keep the receiver overrun with
+ * their probes.
+ */
+static u32 mrc_ev_backoff(const struct mrc_ev_slot *s, u32 ival)
+{
+	u32 shift = min_t(u32, s->tries ? s->tries - 1 : 0,
+			  MRC_EV_PROBE_BACKOFF_SHIFT);
+
+	return min_t(u32, ival << shift, max_t(u32, ival,
+					       MRC_EV_PROBE_BACKOFF_MAX_US));
 }
 
 /*
  * Microseconds until slot @s needs the tasklet (0: now; U32_MAX: never):
  * its SKIP hold ends, or it is due for a probe (a suspect one once its
- * hold is over, and again ev_probe_rtos RTOs after each unanswered one).
+ * hold is over, and again ev_probe_rtos RTOs after each unanswered one;
+ * an ASSUMED_BAD one at once, then backing off, and only while the QP has
+ * something outstanding: an idle QP's broken paths wait for its next
+ * send, when the EVs it could send on matter again).
  */
 static u32 mrc_ev_wait(const struct mrc_ev_slot *s, const struct mrc_ev_times *t)
 {
 	bool probed = s->flags & MRC_EV_SLOT_PROBED;
 	u32 elapsed = t->now - s->since_us, period;
 
+	if (s->state == MRC_EV_STATE_SKIP && (s->flags & MRC_EV_SLOT_SUSPECT) &&
+	    t->starved)
+		return U32_MAX;
 	if (s->state == MRC_EV_STATE_SKIP)
 		period = probed ? t->ival : t->hold;
+	else if (s->state == MRC_EV_STATE_ASSUMED_BAD && (t->idle || t->starved))
+		return U32_MAX;
 	else if (s->state == MRC_EV_STATE_ASSUMED_BAD)
-		period = probed ? t->ival : 0;
+		period = probed ? mrc_ev_backoff(s, t->ival) : 0;
 	else
 		return U32_MAX;
 	return elapsed < period ? period - elapsed : 0;
 }
 
-/* Wake the tasklet when the next SKIP hold ends or the next probe is due. */
-static void mrc_ev_arm(struct mrc_qp *qp)
+/*
+ * Wake the tasklet when the next SKIP hold ends or the next probe is due
+ * (none while the QP is parked: its next send runs the tick).
+ */
+static void mrc_ev_arm_at(struct mrc_qp *qp, const struct mrc_ev_times *t)
 {
 	struct mrc_qp_dp *dp = &qp->dp;
 	u32 wait = U32_MAX, i;
-	struct mrc_ev_times t;
 	unsigned long expires;
 
-	if (!dp->ev.nskip && !dp->ev.nbad)
-		return;
-	mrc_ev_times(qp, &t);
 	for (i = 0; i < dp->ev.count; i++)
-		wait = min(wait, mrc_ev_wait(&dp->ev.slots[i], &t));
+		wait = min(wait, mrc_ev_wait(&dp->ev.slots[i], t));
 	if (wait == U32_MAX)
 		return;
 	expires = jiffies + max(1UL, usecs_to_jiffies(wait));
 	if (!timer_pending(&dp->ev.timer) ||
 	    time_before(expires, dp->ev.timer.expires))
 		mod_timer(&dp->ev.timer, expires);
+}
+
+static void mrc_ev_arm(struct mrc_qp *qp)
+{
+	struct mrc_ev_times t;
+
+	if (!qp->dp.ev.nskip && !qp->dp.ev.nbad)
+		return;
+	mrc_ev_times(qp, &t);
+	t.starved = qp->dp.ev.starved;
+	mrc_ev_arm_at(qp, &t);
+}
+
+/*
+ * The device's EV probe budget (struct mrc_ev_budget) has a probe left.
+ * Probes of broken paths are paid for by the data the device sends: a
+ * burst that condemns many EVs of many QPs at once (a receiver overrun,
+ * seen as losses everywhere) would otherwise have them probe many times
+ * faster than their data, overrunning the receiver further, until no
+ * answer and no resend gets through.  The floor keeps paths probed while
+ * little data flows.  Called under the QP's lock, bottom halves off.
+ */
+static bool mrc_ev_probe_credit(struct mrc_dev *dev)
+{
+	struct mrc_ev_budget *b = &dev->ev_budget;
+	u64 earned, sent = atomic64_read(&dev->counters[MRC_CNT_TX_DATA_PKTS]);
+	bool ok;
+
+	earned = div_u64(sent, MRC_EV_PROBE_DATA_PER) +
+		 div_u64(get_jiffies_64() * MRC_EV_PROBE_FLOOR_PER_SEC, HZ);
+	spin_lock(&b->lock);
+	/* Never more than the bank ahead (a device idle for long, at first). */
+	if (b->used + MRC_EV_PROBE_BANK < earned)
+		b->used = earned - MRC_EV_PROBE_BANK;
+	ok = b->used < earned;
+	if (ok)
+		b->used++;
+	spin_unlock(&b->lock);
+	return ok;
 }
 
 /* Move slot @slot to @state for @reason, and tell the controller. */
@@ -275,6 +342,7 @@ static void mrc_ev_set(struct mrc_qp *qp, u32 slot, u32 state, u32 reason)
 	dp->ev.nbad -= prev == MRC_EV_STATE_ASSUMED_BAD;
 	s->state = state;
 	s->flags = 0;
+	s->tries = 0;
 	s->since_us = now;
 	switch (state) {
 	case MRC_EV_STATE_SKIP:
@@ -601,6 +669,8 @@ void mrc_ev_tick(struct mrc_qp *qp, struct sk_buff_head *txq)
 	struct mrc_ev_times t;
 
 	dp->ev.due = false;
+	dp->ev.parked = false;
+	dp->ev.starved = false;
 	if (!dp->ev.nskip && !dp->ev.nbad)
 		return;
 	mrc_ev_times(qp, &t);
@@ -608,7 +678,15 @@ void mrc_ev_tick(struct mrc_qp *qp, struct sk_buff_head *txq)
 		struct mrc_ev_slot *s = &dp->ev.slots[i];
 
 		mrc_ev_expire(qp, i, t.now, t.hold);
-		if (!budget || !mrc_ev_probe_due(qp, i, &t))
+		if (!budget || t.starved || mrc_ev_wait(s, &t))
+			continue;
+		if (!mrc_ev_probe_credit(qp->dev)) {
+			/* Until the QP's next send (the budget grows by those). */
+			t.starved = true;
+			mrc_counter_inc(qp->dev, MRC_CNT_EV_PROBES_DEFERRED);
+			continue;
+		}
+		if (!mrc_ev_probe_due(qp, i, &t))
 			continue;
 		if (!mrc_req_ev_probe(qp, i, txq))
 			break;
@@ -616,10 +694,14 @@ void mrc_ev_tick(struct mrc_qp *qp, struct sk_buff_head *txq)
 			s->probe_first = dp->rto.probe_id;
 			s->flags |= MRC_EV_SLOT_PROBED;
 		}
+		if (s->state == MRC_EV_STATE_ASSUMED_BAD && s->tries < U8_MAX)
+			s->tries++;
 		s->since_us = t.now;
 		budget--;
 	}
-	mrc_ev_arm(qp);
+	dp->ev.parked = t.idle && dp->ev.nbad;
+	dp->ev.starved = t.starved;
+	mrc_ev_arm_at(qp, &t);
 }
 
 static void mrc_ev_timer(struct timer_list *t)
@@ -722,6 +804,8 @@ void mrc_ev_qp_load(struct mrc_qp *qp)
 	dp->ev.nskip = 0;
 	dp->ev.nbad = 0;
 	dp->ev.due = false;
+	dp->ev.parked = false;
+	dp->ev.starved = false;
 	bitmap_zero(dp->ev.probe_ids, MRC_EV_PROBE_IDS);
 }
 

@@ -40,6 +40,7 @@ struct mrc_ev_slot {
 	u8 state;
 	u8 flags;			/* MRC_EV_SLOT_* */
 	u8 cause;			/* suspect: MRC_EV_REASON_* that made it */
+	u8 tries;			/* ASSUMED_BAD: probes sent, unanswered */
 };
 
 /* Excluded, yet kept in use so that ev_min_active EVs stay usable. */
@@ -60,8 +61,21 @@ struct mrc_qp_evs {
 	u16 nbad;			/* slots in ASSUMED_BAD */
 	struct timer_list timer;	/* SKIP hold ends, EV probes due */
 	bool due;			/* the EV timer expired */
+	/* Until the QP's next send: its ASSUMED_BAD EVs are not probed ... */
+	bool parked;			/* ... as it was idle */
+	bool starved;			/* ... nor any, the budget was spent */
 	/* bit (id % MRC_EV_PROBE_IDS): probe id was an EV probe */
 	DECLARE_BITMAP(probe_ids, MRC_EV_PROBE_IDS);
+};
+
+/*
+ * The EV probes a device's QPs may send: one per MRC_EV_PROBE_DATA_PER
+ * data packets the device sent, and MRC_EV_PROBE_FLOOR_PER_SEC, at most
+ * MRC_EV_PROBE_BANK ahead (mrc_ev_probe_credit()).
+ */
+struct mrc_ev_budget {
+	spinlock_t lock;		/* guards used */
+	u64 used;			/* probes charged, on the same scale */
 };
 
 /* An EV state change, for mrc_nl_ev_event(). */

@@ -79,6 +79,7 @@ static const struct rdma_stat_desc mrc_counter_descs[MRC_NUM_COUNTERS] = {
 	[MRC_CNT_EV_SUSPECT_SPURIOUS].name = "ev_suspect_spurious",
 	[MRC_CNT_EV_BAD_LOSS].name = "ev_bad_loss",
 	[MRC_CNT_EV_BAD_TIMEOUT].name = "ev_bad_timeout",
+	[MRC_CNT_EV_PROBES_DEFERRED].name = "ev_probes_deferred",
 	/* congestion control */
 	[MRC_CNT_CC_INCREASES].name = "cc_increases",
 	[MRC_CNT_CC_DECREASES].name = "cc_decreases",

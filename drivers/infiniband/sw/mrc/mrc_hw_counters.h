@@ -81,6 +81,7 @@ enum mrc_counter {
 	MRC_CNT_EV_SUSPECT_SPURIOUS,
 	MRC_CNT_EV_BAD_LOSS,
 	MRC_CNT_EV_BAD_TIMEOUT,
+	MRC_CNT_EV_PROBES_DEFERRED,
 	/* congestion control (mrc_cc.c, mrc_nscc.c) */
 	MRC_CNT_CC_INCREASES,
 	MRC_CNT_CC_DECREASES,

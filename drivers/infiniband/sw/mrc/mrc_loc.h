@@ -98,6 +98,7 @@ int mrc_req_win_alloc(struct mrc_qp_win *w);
 void mrc_req_win_swap(struct mrc_qp *qp, struct mrc_qp_win *w);
 void mrc_req_start(struct mrc_qp *qp);
 void mrc_req_kick(struct mrc_qp *qp);
+bool mrc_req_outstanding(struct mrc_qp *qp);
 void mrc_req_setup(struct mrc_qp *qp);
 void mrc_req_stop(struct mrc_qp *qp);
 void mrc_req_update_rto(struct mrc_qp *qp);

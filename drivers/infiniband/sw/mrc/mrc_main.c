@@ -211,6 +211,7 @@ static int mrc_dev_create(const char *name, struct net_device *const *ndevs,
 	lockdep_set_class(&dev->mr_xa.xa_lock, &mrc_mr_xa_key);
 	mrc_peer_dev_init(dev);
 	spin_lock_init(&dev->ep_rate_lock);
+	spin_lock_init(&dev->ev_budget.lock);
 	mrc_cc_host_init(dev);
 
 	mn = mrc_net_get(dev_net(ndevs[0]));

@@ -204,6 +204,20 @@
 /* ... but never more often than this, nor less often than that. */
 #define MRC_EV_PROBE_MIN_US		1000
 #define MRC_EV_PROBE_MAX_US		1000000
+/*
+ * Each unanswered probe of an ASSUMED_BAD EV doubles the wait before its
+ * next, up to this many doublings and this long (or the interval itself
+ * when that is longer).
+ */
+#define MRC_EV_PROBE_BACKOFF_SHIFT	4
+#define MRC_EV_PROBE_BACKOFF_MAX_US	(4 * USEC_PER_SEC)
+/*
+ * A device's EV probes: at most one per this many data packets it sent,
+ * plus this many a second, banked up to this many (struct mrc_ev_budget).
+ */
+#define MRC_EV_PROBE_DATA_PER		4
+#define MRC_EV_PROBE_FLOOR_PER_SEC	250
+#define MRC_EV_PROBE_BANK		256
 /* EV probes one tasklet run sends at most; the rest wait for the next. */
 #define MRC_EV_PROBE_BURST		16
 /* Probe ids remembered as EV probes (a power of two). */

@@ -341,6 +341,12 @@ static bool mrc_req_awaits_ack(struct mrc_qp *qp)
 	       qp->sq_cons != qp->dp.req.seg_index;
 }
 
+/* Something sent is not yet acknowledged (SACKed, or the ACK it awaits). */
+bool mrc_req_outstanding(struct mrc_qp *qp)
+{
+	return qp->dp.req.una != qp->dp.req.psn_next || mrc_req_awaits_ack(qp);
+}
+
 /*
  * Build (and queue) the packet of @psn, described by its txpkt.  Returns
  * 0, -ENOMEM (nothing changed: try again later) or -EFAULT (its WR cannot
@@ -849,7 +855,8 @@ static void mrc_req_task(struct tasklet_struct *t)
 			mrc_counter_inc(qp->dev, MRC_CNT_TLP_PROBES_SENT);
 		}
 	}
-	if (dp->ev.due)
+	if (dp->ev.due ||
+	    ((dp->ev.parked || dp->ev.starved) && mrc_req_outstanding(qp)))
 		mrc_ev_tick(qp, &txq);
 	if (dp->rto.ack_probe) {
 		dp->rto.ack_probe = false;
