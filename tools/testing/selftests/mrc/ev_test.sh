@@ -37,6 +37,14 @@
 #    one per M=SKIP_ONCE SACK (one per CE arrival, path_test.sh), and
 #    ev_skip_expired > 0 but no more than ev_skip; no retransmission and no
 #    EV ASSUMED_BAD.
+# 3. An idle QP does not probe.  The blackhole of 1 until the K EVs are
+#    ASSUMED_BAD, then the client pauses (mrc_xfer --pause-file: every WR
+#    completed, the QP connected with nothing outstanding); once no EV is
+#    left suspect, for IDLE_SECS, longer than any probe interval before
+#    backing off: no EV probe and no data packet goes
+#    out, and the K EVs are still ASSUMED_BAD (mrcctl qp show).  The
+#    blackhole lifted and the client resumed, the probes that follow its
+#    first send are answered: the K EVs recover and the transfer verifies.
 #
 # Each assertion prints "ok: ..." or "not ok: ..."; the test goes on to
 # the next assertion where it can and exits non-zero if any failed.
@@ -51,6 +59,7 @@ SELF_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$SELF_DIR/cap_lib.sh"
 
 WS_DIR=$MRC_REPO/tools/wireshark
+MRCCTL=${MRC_MRCCTL:-${MRC_BUILD:-$MRC_REPO/build}/tools/mrcctl}
 DATA_LINK=eth2		# fw's link towards h2: h1 -> h2
 CTL_LINK=eth1		# fw's link towards h1: h2 -> h1
 
@@ -78,6 +87,11 @@ BH_PSN=$((0x4a0000))
 BH_DELAY=10ms		# on eth1: paces the writes (one RTT each)
 BH_SECS=240
 BH_WAIT_SECS=120	# for the EVs to go ASSUMED_BAD, then GOOD
+# 3: idle.  Longer than the longest wait between an ASSUMED_BAD EV's
+# probes before backing off (MRC_EV_PROBE_MAX_US, 1 s): a QP that probed
+# while idle would send at least 3 per EV.
+IDLE_SECS=4
+IDLE_PSN=$((0x6c0000))
 # 2: SKIP.
 ECN_PSN=$((0x5b0000))
 ECN_SIZE=$((1024 * 1024))
@@ -382,14 +396,85 @@ case_skip() {
 	param_write rto_min_us "${PARAM_SAVED[rto_min_us]}"
 }
 
+# --- 3: idle -------------------------------------------------------------------------------
+
+# idle_evs STATE: how many EVs of mrcA's QP read STATE (mrcctl qp show).
+idle_evs() {
+	bounded "$CMD_TIMEOUT" ip netns exec "$XFER_NS_A" "$MRCCTL" -j qp show "$XFER_DEV_A" ||
+		return 1
+	jq --arg s "$1" '[.[0].ev[] | select(.state | tostring | test($s))] | length' \
+		"$BOUNDED_OUT"
+}
+
+# no_suspect: no EV of mrcA's QP is SKIP (a suspect is judged by its
+# probes, idle or not: a few probe intervals).
+no_suspect() {
+	[ "$(idle_evs skip)" = 0 ]
+}
+
+case_idle() {
+	local mod=$((1 << BH_BITS)) nevs k base
+
+	nevs=$(param_get ev_count)
+	k=$((nevs / mod))
+	case_what "$k of $nevs EVs blackholed and condemned, then the QP idle for $IDLE_SECS s"
+	[ "$k" -ge 1 ] || fail "ev_count $nevs: no EV to blackhole"
+	param_set rto_min_us "$RTO_MIN_US"
+	cleanup_push tc_clear "$CTL_LINK"
+	fw tc qdisc add dev "$CTL_LINK" root netem delay "$BH_DELAY"
+	cleanup_push tc_clear "$DATA_LINK"
+	tc_drop "$DATA_LINK" match u16 "$BH_VALUE" $((mod - 1)) at "$UDP_SPORT_OFF"
+	counters_snap idle.0
+	rm -f "$MRC_TMP/idle.stop" "$MRC_TMP/idle.pause"
+	xfer_async idle "$BH_SECS" --size "$BH_SIZE" --iters "$BH_ITERS" \
+		--outstanding 1 --psn "$IDLE_PSN" --stop-file "$MRC_TMP/idle.stop" \
+		--pause-file "$MRC_TMP/idle.pause"
+	base=$(counter_at idle.0 "$XFER_DEV_A" ev_assumed_bad)
+	wait_until "$k EVs of $XFER_DEV_A ASSUMED_BAD" "$BH_WAIT_SECS" \
+		hwc_at_least "$XFER_DEV_A" ev_assumed_bad $((base + k))
+	touch "$MRC_TMP/idle.pause"
+	wait_until "the client paused" "$WAIT_TIMEOUT" \
+		grep -q "mrc_xfer: paused" "$XFER_CLIENT_OUT"
+	wait_until "no suspect EV left to judge" "$WAIT_TIMEOUT" no_suspect
+	counters_snap idle.1
+	# The window is what is measured: nothing may happen in it.
+	sleep "$IDLE_SECS"
+	counters_snap idle.2
+	expect_eq "$XFER_DEV_A: no EV probe while idle for $IDLE_SECS s" 0 \
+		"$(counter_delta idle.1 idle.2 "$XFER_DEV_A" ev_probes_sent)"
+	expect_eq "$XFER_DEV_A: no data packet while idle" 0 \
+		"$(counter_delta idle.1 idle.2 "$XFER_DEV_A" tx_data_pkts)"
+	expect_num "$XFER_DEV_A: the $k blackholed EVs still ASSUMED_BAD" \
+		"$(idle_evs assumed-bad)" -ge "$k"
+
+	tc_clear "$DATA_LINK"
+	rm -f "$MRC_TMP/idle.pause"
+	base=$(counter_at idle.2 "$XFER_DEV_A" ev_recovered)
+	wait_until "$k EVs of $XFER_DEV_A GOOD again once it sends" "$BH_WAIT_SECS" \
+		hwc_at_least "$XFER_DEV_A" ev_recovered $((base + k))
+	touch "$MRC_TMP/idle.stop"
+	expect_xfer "one-packet writes around the idle time verified" idle \
+		$((BH_SECS + XFER_SLACK * 2))
+	counters_snap idle.3
+	expect_num "$XFER_DEV_A: EV probes once it sent again" \
+		"$(counter_delta idle.2 idle.3 "$XFER_DEV_A" ev_probes_sent)" -ge "$k"
+	expect_eq "$XFER_DEV_A: no retry exceeded" 0 \
+		"$(counter_delta idle.0 idle.3 "$XFER_DEV_A" retry_exceeded)"
+	counters_show idle.0 idle.3 tx_data_pkts retransmits timeouts ev_assumed_bad \
+		ev_recovered ev_probes_sent ev_probes_answered ev_probes_deferred
+	tc_clear "$CTL_LINK"
+	param_write rto_min_us "${PARAM_SAVED[rto_min_us]}"
+}
+
 # --- main ---------------------------------------------------------------------------------
 
 mrc_case blackhole case_blackhole
 mrc_case skip case_skip
+mrc_case idle case_idle
 mrc_cases_args "$@"
 
 mrc_test_init
-for tool in tshark tcpdump mergecap tc ping; do
+for tool in tshark tcpdump mergecap tc ping jq; do
 	command -v "$tool" >/dev/null || fail "$tool is not installed"
 done
 export HOME=$MRC_TMP

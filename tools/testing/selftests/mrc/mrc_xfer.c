@@ -101,6 +101,7 @@
 #define BATCH_LAT_CAP0		1024
 #define EMPTY_POLLS_BEFORE_NAP	256
 #define POLL_NAP_US		20
+#define PAUSE_NAP_US		10000	/* --pause-file: how often to look */
 #define PROTO_VERSION		1
 
 enum mode { MODE_XFER, MODE_BADRKEY, MODE_STRADDLE, MODE_PINGPONG };
@@ -142,6 +143,7 @@ struct opts {
 	bool verbose;
 	enum inject inject;
 	const char *stop_file;		/* stop early once it exists */
+	const char *pause_file;		/* idle between batches while it exists */
 	bool batch_lat;			/* client: batch time percentiles */
 	bool transfer_opt_given;	/* a client-only option was given */
 };
@@ -1226,6 +1228,32 @@ static int client_batch(struct ctx *c, uint64_t first, uint32_t n)
 	return 0;
 }
 
+/*
+ * Between batches, while --pause-file exists: every WR posted so far has
+ * completed, so the QPs stay connected with nothing outstanding.  Says so
+ * once on stdout ("paused"), for a test that waits for the idle QPs.
+ */
+static int client_pause(struct ctx *c)
+{
+	bool said = false;
+
+	while (c->o.pause_file && !access(c->o.pause_file, F_OK)) {
+		if (!said) {
+			printf("mrc_xfer: paused\n");
+			fflush(stdout);
+			said = true;
+		}
+		if (expired())
+			return failf("timeout where=pause");
+		usleep(PAUSE_NAP_US);
+	}
+	if (said) {
+		printf("mrc_xfer: resumed\n");
+		fflush(stdout);
+	}
+	return 0;
+}
+
 static int client_xfer(struct ctx *c)
 {
 	char line[LINE_LEN];
@@ -1238,6 +1266,8 @@ static int client_xfer(struct ctx *c)
 		/* A test ends an open-ended run once it has seen enough. */
 		if (first && c->o.stop_file && !access(c->o.stop_file, F_OK))
 			break;
+		if (first && client_pause(c))
+			return -1;
 		if (client_batch(c, first, n))
 			return -1;
 		if (send_line(c, "BATCH %" PRIu64 " %u", first, n) ||
@@ -2012,6 +2042,8 @@ static void usage(FILE *f)
 "      --psn P             first PSN of every QP (default from the seed)\n"
 "      --wr-api            post with ibv_wr_* instead of ibv_post_send\n"
 "      --stop-file PATH    stop after the batch during which PATH appears\n"
+"      --pause-file PATH   between batches, post nothing while PATH exists\n"
+"                          (prints \"mrc_xfer: paused\", then \"resumed\")\n"
 "      --batch-lat         time each batch (first post to last CQE) and add\n"
 "                          batches= batch_p50_us= batch_p99_us= batch_max_us=\n"
 "                          to the RESULT line\n"
@@ -2054,6 +2086,7 @@ enum {
 	OPT_SIZE = 256, OPT_QPS, OPT_IMM, OPT_EXTRA, OPT_OUTSTANDING,
 	OPT_SEED, OPT_WR_API, OPT_TIMEOUT, OPT_BADRKEY, OPT_STRADDLE,
 	OPT_PINGPONG, OPT_OFFSET, OPT_PSN, OPT_INJECT, OPT_STOP_FILE,
+	OPT_PAUSE_FILE,
 	OPT_BATCH_LAT,
 };
 
@@ -2081,6 +2114,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "psn", required_argument, NULL, OPT_PSN },
 		{ "inject", required_argument, NULL, OPT_INJECT },
 		{ "stop-file", required_argument, NULL, OPT_STOP_FILE },
+		{ "pause-file", required_argument, NULL, OPT_PAUSE_FILE },
 		{ "batch-lat", no_argument, NULL, OPT_BATCH_LAT },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2207,6 +2241,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->stop_file = optarg;
 			o->transfer_opt_given = true;
 			break;
+		case OPT_PAUSE_FILE:
+			o->pause_file = optarg;
+			o->transfer_opt_given = true;
+			break;
 		case OPT_BATCH_LAT:
 			o->batch_lat = true;
 			o->transfer_opt_given = true;
@@ -2232,7 +2270,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	    (o->inject == INJECT_IMM && !o->imm))
 		return -1;
 	/* An injected fault rides on the last write, which may never go. */
-	if (o->stop_file && (o->mode != MODE_XFER || o->inject != INJECT_NONE))
+	if ((o->stop_file || o->pause_file) &&
+	    (o->mode != MODE_XFER || o->inject != INJECT_NONE))
 		return -1;
 	if (o->batch_lat && o->mode != MODE_XFER)
 		return -1;

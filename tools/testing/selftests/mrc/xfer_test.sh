@@ -37,6 +37,11 @@ MIB=$((1024 * 1024))
 # line each), times TIME_SCALE (a debug kernel moves 0.2-0.4 MB/s).
 BASE_SECS=20
 QPS_PER_SEC=10
+# A device's EV probe budget (mrc_param.h, MRC_EV_PROBE_*): one per this
+# many data packets sent, this many a second, this many banked.
+EV_PROBE_DATA_PER=4
+EV_PROBE_FLOOR_PER_SEC=250
+EV_PROBE_BANK=256
 
 # size_bytes SIZE: 1M -> 1048576, 4K -> 4096, 17 -> 17.
 size_bytes() {
@@ -52,11 +57,12 @@ size_bytes() {
 # XFER_BURST is set: case_burst).
 case_run() {
 	local name=$1 qps=$2 size=$3 iters=$4 bytes secs mtu per_write want
-	local sent rtx rcvd dup
+	local sent rtx rcvd dup t0 probes budget
 	shift 4
 	bytes=$(size_bytes "$size")
 	secs=$(((BASE_SECS + bytes * iters * qps / MIB + qps / QPS_PER_SEC) * TIME_SCALE))
 	counters_snap "$name.0"
+	t0=$SECONDS
 	XFER_COUNTERS_SINCE=$name.0 \
 		xfer "$name" "$secs" --qps "$qps" --size "$bytes" --iters "$iters" "$@"
 	counters_snap "$name.1"
@@ -81,6 +87,15 @@ case_run() {
 			"rx_backlog_drops $(counter_delta "$name.0" "$name.1" "$XFER_DEV_B" rx_backlog_drops)"
 		assert_eq "$name: no QP retried out (retry_exceeded)" 0 \
 			"$(counter_delta "$name.0" "$name.1" "$XFER_DEV_A" retry_exceeded)"
+		# What the burst condemns is probed within the device's
+		# budget (design.rst, "EV probe budget"), whole seconds
+		# rounded up.
+		probes=$(counter_delta "$name.0" "$name.1" "$XFER_DEV_A" ev_probes_sent)
+		budget=$((sent / EV_PROBE_DATA_PER +
+			EV_PROBE_FLOOR_PER_SEC * (SECONDS - t0 + 1) + EV_PROBE_BANK))
+		log "    EV probes: $probes; the budget allowed $budget"
+		[ "$probes" -le "$budget" ] ||
+			fail "$name: $probes EV probes, over the device's budget of $budget"
 		return 0
 	fi
 	[ "$rtx" -eq 0 ] ||
